@@ -1,0 +1,71 @@
+# Two entry points for people: `make run` (site with demo data) and `make test` (the whole suite).
+# Both install what they need from nothing: uv, a Python >= 3.12, the locked packages, Chromium.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.synced
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+# A Python >= 3.12: first on PATH, then under pyenv. Empty means "let uv find or fetch one".
+FIND_PYTHON = for c in python3.14 python3.13 python3.12 python3 \
+		$$(ls -d "$${PYENV_ROOT:-$$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python3 2>/dev/null | sort -rV); do \
+	  p=$$(command -v "$$c" 2>/dev/null) || continue; \
+	  "$$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && { echo "$$p"; break; }; \
+	done
+BASE_PYTHON := $(shell $(FIND_PYTHON))
+UV := $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
+UV_PYTHON_FLAG := $(if $(BASE_PYTHON),--python "$(BASE_PYTHON)",--python 3.12)
+
+.PHONY: help install run test test-fast lint format chromium messages evals bench clean
+
+help:
+	@echo "make run    install everything, migrate, load demo data, serve on http://$(HOST):$(PORT)/"
+	@echo "make test   install everything (Chromium included) and run the whole suite"
+	@echo "make lint   ruff check and format check"
+
+.tools/bin/uv:
+	@boot=$$(command -v python3 || command -v python); \
+	echo "Installing uv into .tools with $$boot"; \
+	"$$boot" -m venv .tools && .tools/bin/pip install --quiet uv
+
+$(STAMP): pyproject.toml uv.lock | $(UV)
+	$(UV) sync --frozen $(UV_PYTHON_FLAG)
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+# Message catalogues are compiled from the committed .po files, never by hand.
+messages: install
+	@command -v msgfmt >/dev/null || { echo "Installing gettext"; $(call APT_INSTALL,gettext); }
+	$(PY) manage.py compilemessages --ignore=.venv --ignore=.tools -v 0
+
+run: messages
+	$(PY) manage.py migrate --no-input
+	$(PY) manage.py seed_demo
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+APT_INSTALL = if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $(1); \
+	else sudo apt-get update -qq && sudo apt-get install -y -qq $(1); fi
+
+chromium:
+	@test -x /usr/bin/chromium || { echo "Installing Debian's chromium"; $(call APT_INSTALL,chromium); }
+
+test: messages chromium
+	$(PY) manage.py check --fail-level WARNING
+	$(PY) manage.py makemigrations --check --dry-run
+	$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc = 5 ]; then echo "pytest collected no tests: failing on purpose"; exit 1; fi; exit $$rc
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) .tools .pytest_cache db.sqlite3

@@ -1,0 +1,116 @@
+"""Typed refusals of the domain (layer 0: imports nothing of ours).
+
+Each error names the refusal and carries the envelope fields of DESIGN.md §4 (code, reason, HTTP
+status, whether a retry can help). Use cases raise them; one exception handler turns them into the
+envelope for the API and the tool path, so no interface maps errors on its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class DomainError(Exception):
+    code: ClassVar[str] = "INTERNAL_ERROR"
+    reason: ClassVar[str] = "UNEXPECTED"
+    http_status: ClassVar[int] = 500
+    retryable: ClassVar[bool] = False
+    default_message: ClassVar[str] = "Something went wrong."
+    next_action: ClassVar[str] = "Stop and tell the person something went wrong."
+
+    def __init__(self, message: str | None = None, *, extra: dict[str, Any] | None = None) -> None:
+        self.message = message or self.default_message
+        self.extra = extra or {}
+        super().__init__(self.message)
+
+
+class InvalidInput(DomainError):
+    code = "INVALID_INPUT"
+    reason = "VALIDATION_ERROR"
+    http_status = 400
+    default_message = "The input is not valid."
+    next_action = "Fix the input and try again; do not guess values outside the schema."
+
+
+class UnknownParameter(InvalidInput):
+    reason = "UNKNOWN_PARAMETER"
+    default_message = "The input contains parameters this operation does not accept."
+
+
+class CurrentEventMismatch(InvalidInput):
+    reason = "CURRENT_EVENT_MISMATCH"
+    default_message = "This page is about another event."
+    next_action = "Call the tool with {} to act on this page's event, or open the other event's page."
+
+
+class EventNotFound(DomainError):
+    code = "NOT_FOUND"
+    reason = "EVENT_NOT_FOUND"
+    http_status = 404
+    default_message = "No public event has this id."
+    next_action = "Do not guess other ids; search for events and use an id from the results."
+
+
+class RegistrationNotFound(EventNotFound):
+    reason = "REGISTRATION_NOT_FOUND"
+    default_message = "You have no registration for this event."
+    next_action = "Check the person's registrations before cancelling."
+
+
+class AuthRequired(DomainError):
+    code = "AUTH_REQUIRED"
+    reason = "SIGN_IN_REQUIRED"
+    http_status = 401
+    default_message = "Sign in to do this."
+    next_action = "Ask the person to sign in at /accounts/login/ and then try again."
+
+
+class PermissionDenied(DomainError):
+    code = "PERMISSION_DENIED"
+    reason = "NOT_OWNER"
+    http_status = 403
+    default_message = "You may not do this."
+    next_action = "Stop."
+
+
+class CsrfFailed(PermissionDenied):
+    reason = "CSRF_FAILED"
+    default_message = "The request is missing a valid CSRF token."
+    next_action = "Stop; reload the page before trying again."
+
+
+class Conflict(DomainError):
+    code = "CONFLICT"
+    http_status = 409
+    next_action = "Tell the person; ask before doing anything else."
+
+
+class EventFull(Conflict):
+    reason = "EVENT_FULL"
+    default_message = "This event has no seats left."
+
+
+class RegistrationClosed(Conflict):
+    reason = "REGISTRATION_CLOSED"
+    default_message = "Registration for this event is closed because it has started."
+
+
+class EventCancelled(Conflict):
+    reason = "EVENT_CANCELLED"
+    default_message = "This event has been cancelled."
+
+
+class TemporaryFailure(DomainError):
+    code = "TEMPORARY_FAILURE"
+    reason = "EVENT_SERVICE_UNAVAILABLE"
+    http_status = 503
+    retryable = True
+    default_message = "The event service is temporarily unavailable."
+    next_action = "Retry later; do not report this as an empty result."
+
+
+class RateLimited(TemporaryFailure):
+    reason = "RATE_LIMITED"
+    http_status = 429
+    default_message = "Too many requests."
+    next_action = "Wait retryAfter seconds, then retry."

@@ -1,0 +1,237 @@
+"""The domain's tables (layer 1). Rules the database can hold are constraints here, not only forms."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models import Count, F, Q
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from .choices import EventStatus, Level, Location, Mode, Price, RegistrationStatus
+
+PUBLIC_ID_PATTERN = r"^evt-[a-z0-9]+(?:-[a-z0-9]+)*$"
+public_id_validator = RegexValidator(
+    PUBLIC_ID_PATTERN, _("An event id is 'evt-' followed by lowercase letters, digits and hyphens.")
+)
+
+
+class EventQuerySet(models.QuerySet["Event"]):
+    def published(self) -> EventQuerySet:
+        return self.filter(status=EventStatus.PUBLISHED)
+
+    def public(self) -> EventQuerySet:
+        """Events a visitor may open: published or cancelled (a cancelled page says so)."""
+        return self.filter(status__in=[EventStatus.PUBLISHED, EventStatus.CANCELLED])
+
+    def upcoming(self, now=None) -> EventQuerySet:
+        return self.filter(starts_at__gt=now or timezone.now())
+
+    def past(self, now=None) -> EventQuerySet:
+        return self.filter(starts_at__lte=now or timezone.now())
+
+    def matching(self, text: str) -> EventQuerySet:
+        """Case-insensitive match in title or summary; icontains works for CJK on SQLite and PostgreSQL."""
+        if not text:
+            return self
+        return self.filter(Q(title__icontains=text) | Q(summary__icontains=text))
+
+    def with_seats(self) -> EventQuerySet:
+        """Annotate `confirmed_count` (and `seats_left`, None when unlimited) in the same query."""
+        return self.annotate(
+            confirmed_count=Coalesce(
+                Count("registrations", filter=Q(registrations__status=RegistrationStatus.CONFIRMED)), 0
+            )
+        ).annotate(seats_left=F("capacity") - F("confirmed_count"))
+
+
+class Event(models.Model):
+    public_id = models.CharField(
+        _("public id"), max_length=80, unique=True, validators=[public_id_validator],
+        help_text=_("Opaque id used in URLs and tools, e.g. evt-webmcp-intro. Never reused."),
+    )
+    title = models.CharField(_("title"), max_length=200)
+    summary = models.CharField(_("summary"), max_length=300)
+    description = models.TextField(_("description"), blank=True)
+    starts_at = models.DateTimeField(_("starts at"), db_index=True)
+    ends_at = models.DateTimeField(_("ends at"))
+    location = models.CharField(_("location"), max_length=20, choices=Location.choices)
+    venue = models.CharField(_("venue"), max_length=200, blank=True)
+    price = models.CharField(_("price"), max_length=10, choices=Price.choices, default=Price.FREE)
+    price_amount = models.DecimalField(_("amount"), max_digits=10, decimal_places=0, null=True, blank=True)
+    currency = models.CharField(_("currency"), max_length=3, blank=True)
+    level = models.CharField(_("level"), max_length=20, choices=Level.choices)
+    capacity = models.PositiveIntegerField(
+        _("capacity"), null=True, blank=True, help_text=_("Empty means unlimited.")
+    )
+    status = models.CharField(
+        _("status"), max_length=20, choices=EventStatus.choices, default=EventStatus.DRAFT
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = EventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["starts_at", "id"]
+        verbose_name = _("event")
+        verbose_name_plural = _("events")
+        indexes = [
+            models.Index(fields=["status", "starts_at"], name="event_status_start"),
+            models.Index(fields=["status", "location", "price", "level", "starts_at"], name="event_filters"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=Q(public_id__startswith="evt-"), name="event_public_id_prefix"),
+            models.CheckConstraint(condition=Q(ends_at__gt=F("starts_at")), name="event_ends_after_start"),
+            models.CheckConstraint(
+                condition=(
+                    Q(price=Price.FREE, price_amount__isnull=True, currency="")
+                    | Q(price=Price.PAID, price_amount__gt=0) & ~Q(currency="")
+                ),
+                name="event_price_amount_matches_kind",
+            ),
+            models.CheckConstraint(
+                condition=Q(capacity__isnull=True) | Q(capacity__gte=1), name="event_capacity_positive"
+            ),
+            models.CheckConstraint(condition=Q(location__in=Location.values), name="event_location_valid"),
+            models.CheckConstraint(condition=Q(level__in=Level.values), name="event_level_valid"),
+            models.CheckConstraint(condition=Q(price__in=Price.values), name="event_price_valid"),
+            models.CheckConstraint(condition=Q(status__in=EventStatus.values), name="event_status_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.public_id})"
+
+    @property
+    def is_published(self) -> bool:
+        return self.status == EventStatus.PUBLISHED
+
+    @property
+    def is_cancelled(self) -> bool:
+        return self.status == EventStatus.CANCELLED
+
+    def clean(self) -> None:
+        super().clean()
+        if (
+            self._state.adding
+            and self.public_id
+            and RetiredEventId.objects.filter(public_id=self.public_id).exists()
+        ):
+            raise ValidationError({"public_id": _("This id belonged to a deleted event and cannot be reused.")})
+
+    def has_started(self, now=None) -> bool:
+        return self.starts_at <= (now or timezone.now())
+
+
+class RetiredEventId(models.Model):
+    """Public ids of deleted events, kept so that an id is never given to another event."""
+
+    public_id = models.CharField(max_length=80, unique=True)
+    retired_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.public_id
+
+
+class SavedEvent(models.Model):
+    """An event saved by an account, or by an anonymous visitor until they sign in.
+
+    `visitor_token` is a random token kept in the anonymous visitor's session data. It is not the
+    session key, which Django rotates at sign-in, so saves can still be found and merged then.
+    """
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="saves")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="saved_events"
+    )
+    visitor_token = models.CharField(max_length=40, blank=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("saved event")
+        verbose_name_plural = _("saved events")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(user__isnull=False, visitor_token="") | Q(user__isnull=True) & ~Q(visitor_token=""),
+                name="saved_event_one_owner",
+            ),
+            models.UniqueConstraint(
+                fields=["user", "event"], condition=Q(user__isnull=False), name="saved_event_unique_user"
+            ),
+            models.UniqueConstraint(
+                fields=["visitor_token", "event"], condition=~Q(visitor_token=""), name="saved_event_unique_token"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event.public_id} saved by {self.user_id or self.visitor_token}"
+
+
+class Registration(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="registrations")
+    event = models.ForeignKey(Event, on_delete=models.PROTECT, related_name="registrations")
+    status = models.CharField(
+        _("status"), max_length=20, choices=RegistrationStatus.choices, default=RegistrationStatus.CONFIRMED
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("registration")
+        verbose_name_plural = _("registrations")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "event"],
+                condition=Q(status=RegistrationStatus.CONFIRMED),
+                name="registration_one_active_per_user_event",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=RegistrationStatus.values), name="registration_status_valid"
+            ),
+        ]
+        indexes = [models.Index(fields=["event", "status"], name="registration_event_status")]
+
+    def __str__(self) -> str:
+        return f"{self.user} → {self.event.public_id} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == RegistrationStatus.CONFIRMED
+
+
+class VisitorState(models.Model):
+    """The per-visitor `stateVersion`: it rises once per real change to saves or registrations."""
+
+    visitor_key = models.CharField(max_length=60, unique=True)
+    version = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.visitor_key}: {self.version}"
+
+
+class Activity(models.Model):
+    """One row per use-case call: what, by which mode, with which outcome. Read-only in the admin."""
+
+    action = models.CharField(_("action"), max_length=40, db_index=True)
+    mode = models.CharField(_("mode"), max_length=10, choices=Mode.choices)
+    outcome = models.CharField(_("outcome"), max_length=40)
+    event = models.ForeignKey(Event, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    visitor_token = models.CharField(max_length=40, blank=True)
+    created_at = models.DateTimeField(_("time"), default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("activity")
+        verbose_name_plural = _("activities")
+        constraints = [models.CheckConstraint(condition=Q(mode__in=Mode.values), name="activity_mode_valid")]
+
+    def __str__(self) -> str:
+        return f"{self.action} [{self.mode}] {self.outcome}"

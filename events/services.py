@@ -1,0 +1,200 @@
+"""Write use cases (layer 2). Each runs in one transaction, is idempotent, and records one Activity.
+
+Refusals are typed errors from `errors.py`; `stateVersion` rises exactly once per real change and
+never on a no-op.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from .activity import records_activity
+from .choices import Mode, RegistrationStatus
+from .errors import AuthRequired, EventCancelled, EventFull, EventNotFound, RegistrationClosed, RegistrationNotFound
+from .models import Event, Registration, SavedEvent, VisitorState
+from .selectors import saved_owner, state_version
+from .visitors import Visitor
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    event: Event
+    already_saved: bool
+    state_version: int
+
+    @property
+    def outcome(self) -> str:
+        return "ALREADY_SAVED" if self.already_saved else "OK"
+
+
+@dataclass(frozen=True)
+class UnsaveResult:
+    event: Event
+    was_saved: bool
+    state_version: int
+
+    @property
+    def outcome(self) -> str:
+        return "OK" if self.was_saved else "NOT_SAVED"
+
+
+@dataclass(frozen=True)
+class RegistrationResult:
+    registration: Registration
+    created: bool
+    already_registered: bool
+    state_version: int
+
+    @property
+    def outcome(self) -> str:
+        return "ALREADY_REGISTERED" if self.already_registered else "OK"
+
+
+@dataclass(frozen=True)
+class CancelResult:
+    registration: Registration
+    already_cancelled: bool
+    state_version: int
+
+    @property
+    def outcome(self) -> str:
+        return "ALREADY_CANCELLED" if self.already_cancelled else "OK"
+
+
+def bump_state_version(*, visitor: Visitor) -> int:
+    """Raise the visitor's stateVersion by one; call only inside the transaction of a real change."""
+    state, _ = VisitorState.objects.select_for_update().get_or_create(visitor_key=visitor.key)
+    VisitorState.objects.filter(pk=state.pk).update(version=F("version") + 1)
+    return state.version + 1
+
+
+@records_activity("save_event")
+@transaction.atomic
+def save_event(*, visitor: Visitor, mode: Mode, event_id: str) -> SaveResult:
+    """Save a published event for the visitor (account or session token). Saving twice is a no-op."""
+    if not visitor.key:
+        raise AuthRequired("Saving needs a session; enable cookies or sign in.")
+    event = _published_event(event_id)
+    owner = saved_owner(visitor) or {}
+    if SavedEvent.objects.filter(event=event, **owner).exists():
+        return SaveResult(event=event, already_saved=True, state_version=state_version(visitor=visitor))
+    try:
+        with transaction.atomic():
+            SavedEvent.objects.create(event=event, **owner)
+    except IntegrityError:
+        # A concurrent save of the same event won the race: the outcome is the same.
+        return SaveResult(event=event, already_saved=True, state_version=state_version(visitor=visitor))
+    return SaveResult(event=event, already_saved=False, state_version=bump_state_version(visitor=visitor))
+
+
+@records_activity("unsave_event")
+@transaction.atomic
+def unsave_event(*, visitor: Visitor, mode: Mode, event_id: str) -> UnsaveResult:
+    """Remove a save. Removing what is not saved changes nothing and is not an error."""
+    event = Event.objects.public().filter(public_id=event_id).first()
+    if event is None:
+        raise EventNotFound()
+    owner = saved_owner(visitor)
+    deleted = SavedEvent.objects.filter(event=event, **owner).delete()[0] if owner else 0
+    version = bump_state_version(visitor=visitor) if deleted else state_version(visitor=visitor)
+    return UnsaveResult(event=event, was_saved=bool(deleted), state_version=version)
+
+
+@records_activity("register_event")
+@transaction.atomic
+def register_for_event(*, visitor: Visitor, mode: Mode, event_id: str) -> RegistrationResult:
+    """Register the signed-in visitor, or return the registration they already have.
+
+    Locks the event row before counting confirmed seats, so concurrent calls cannot oversell.
+    A cancelled registration is re-activated rather than duplicated.
+    """
+    if visitor.user is None:
+        raise AuthRequired()
+    event = Event.objects.public().select_for_update().filter(public_id=event_id).first()
+    if event is None:
+        raise EventNotFound()
+    registrations = Registration.objects.filter(user=visitor.user, event=event)
+    active = registrations.filter(status=RegistrationStatus.CONFIRMED).first()
+    if active is not None:
+        return RegistrationResult(
+            registration=active, created=False, already_registered=True,
+            state_version=state_version(visitor=visitor),
+        )
+    _ensure_open(event)
+    if event.capacity is not None:
+        taken = Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).count()
+        if taken >= event.capacity:
+            raise EventFull()
+    previous = registrations.order_by("-updated_at", "-id").first()
+    if previous is not None:
+        previous.status = RegistrationStatus.CONFIRMED
+        previous.save(update_fields=["status", "updated_at"])
+        registration, created = previous, False
+    else:
+        registration, created = Registration.objects.create(user=visitor.user, event=event), True
+    return RegistrationResult(
+        registration=registration, created=created, already_registered=False,
+        state_version=bump_state_version(visitor=visitor),
+    )
+
+
+@records_activity("cancel_registration")
+@transaction.atomic
+def cancel_registration(*, visitor: Visitor, mode: Mode, event_id: str) -> CancelResult:
+    """Cancel the visitor's registration; cancelling a cancelled one says so and changes nothing."""
+    if visitor.user is None:
+        raise AuthRequired()
+    event = Event.objects.public().select_for_update().filter(public_id=event_id).first()
+    if event is None:
+        raise EventNotFound()
+    registration = (
+        Registration.objects.filter(user=visitor.user, event=event).order_by("-updated_at", "-id").first()
+    )
+    if registration is None:
+        raise RegistrationNotFound()
+    if not registration.is_active:
+        return CancelResult(
+            registration=registration, already_cancelled=True, state_version=state_version(visitor=visitor)
+        )
+    if event.has_started():
+        raise RegistrationClosed("The event has started; its registrations can no longer be cancelled.")
+    registration.status = RegistrationStatus.CANCELLED
+    registration.save(update_fields=["status", "updated_at"])
+    return CancelResult(
+        registration=registration, already_cancelled=False, state_version=bump_state_version(visitor=visitor)
+    )
+
+
+@transaction.atomic
+def merge_saved_events(*, token: str, user) -> int:
+    """Move an anonymous visitor's saves to the account they signed in to; returns how many were new."""
+    if not token:
+        return 0
+    saves = SavedEvent.objects.filter(visitor_token=token)
+    already = set(SavedEvent.objects.filter(user=user).values_list("event_id", flat=True))
+    new = [save for save in saves if save.event_id not in already]
+    SavedEvent.objects.bulk_create([SavedEvent(user=user, event_id=save.event_id) for save in new])
+    saves.delete()
+    if new:
+        bump_state_version(visitor=Visitor(user=user))
+    return len(new)
+
+
+def _published_event(event_id: str) -> Event:
+    event = Event.objects.public().filter(public_id=event_id).first()
+    if event is None:
+        raise EventNotFound()
+    if event.is_cancelled:
+        raise EventCancelled()
+    return event
+
+
+def _ensure_open(event: Event) -> None:
+    if event.is_cancelled:
+        raise EventCancelled()
+    if event.has_started(timezone.now()):
+        raise RegistrationClosed()

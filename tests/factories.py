@@ -1,0 +1,72 @@
+"""factory-boy factories. Defaults are unsurprising: a published, free, upcoming event in Taipei."""
+
+from datetime import timedelta
+
+import factory
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from events.choices import EventStatus, Level, Location, Price, RegistrationStatus
+from events.models import Activity, Event, Registration, SavedEvent
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        django_get_or_create = ("username",)
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    email = factory.LazyAttribute(lambda u: f"{u.username}@example.com")
+    password = factory.django.Password("correct-horse-battery")
+
+
+class EventFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Event
+
+    public_id = factory.Sequence(lambda n: f"evt-sample-{n}")
+    title = factory.Sequence(lambda n: f"Sample event {n}")
+    summary = "A sample event."
+    description = "Longer description of the sample event."
+    starts_at = factory.LazyFunction(lambda: timezone.now() + timedelta(days=30))
+    ends_at = factory.LazyAttribute(lambda e: e.starts_at + timedelta(hours=2))
+    location = Location.TAIPEI
+    venue = "Sample venue"
+    price = Price.FREE
+    price_amount = None
+    currency = ""
+    level = Level.BEGINNER
+    capacity = None
+    status = EventStatus.PUBLISHED
+
+    class Params:
+        paid = factory.Trait(price=Price.PAID, price_amount=500, currency="TWD")
+        past = factory.Trait(starts_at=factory.LazyFunction(lambda: timezone.now() - timedelta(days=3)))
+        cancelled = factory.Trait(status=EventStatus.CANCELLED)
+        draft = factory.Trait(status=EventStatus.DRAFT)
+
+
+class RegistrationFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Registration
+
+    user = factory.SubFactory(UserFactory)
+    event = factory.SubFactory(EventFactory)
+    status = RegistrationStatus.CONFIRMED
+
+
+class SavedEventFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = SavedEvent
+
+    user = factory.SubFactory(UserFactory)
+    event = factory.SubFactory(EventFactory)
+
+
+class ActivityFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Activity
+
+    action = "search_events"
+    mode = "ui"
+    outcome = "OK"

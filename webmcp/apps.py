@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class WebmcpConfig(AppConfig):
+    name = "webmcp"
+    verbose_name = "WebMCP"
