@@ -3,9 +3,17 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from config import health
+from events.api import errorpages
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("health", health.health, name="health"),
+    path("api/", include("events.api.urls")),
     path("accounts/", include("accounts.urls")),
     path("", include("events.urls")),
 ]
+
+handler404 = errorpages.not_found
+handler500 = errorpages.server_error

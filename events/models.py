@@ -50,7 +50,10 @@ class EventQuerySet(models.QuerySet["Event"]):
 
 class Event(models.Model):
     public_id = models.CharField(
-        _("public id"), max_length=80, unique=True, validators=[public_id_validator],
+        _("public id"),
+        max_length=80,
+        unique=True,
+        validators=[public_id_validator],
         help_text=_("Opaque id used in URLs and tools, e.g. evt-webmcp-intro. Never reused."),
     )
     title = models.CharField(_("title"), max_length=200)
@@ -120,10 +123,27 @@ class Event(models.Model):
             and self.public_id
             and RetiredEventId.objects.filter(public_id=self.public_id).exists()
         ):
-            raise ValidationError({"public_id": _("This id belonged to a deleted event and cannot be reused.")})
+            raise ValidationError(
+                {"public_id": _("This id belonged to a deleted event and cannot be reused.")}
+            )
 
     def has_started(self, now=None) -> bool:
         return self.starts_at <= (now or timezone.now())
+
+    @property
+    def is_full(self) -> bool:
+        """No seat left. Uses the `with_seats()` annotation when present, else counts."""
+        if self.capacity is None:
+            return False
+        confirmed = getattr(self, "confirmed_count", None)
+        if confirmed is None:
+            confirmed = self.registrations.filter(status=RegistrationStatus.CONFIRMED).count()
+        return confirmed >= self.capacity
+
+    @property
+    def registration_open(self) -> bool:
+        """Whether a new registration could succeed now (the use case re-checks under a row lock)."""
+        return self.is_published and not self.has_started() and not self.is_full
 
 
 class RetiredEventId(models.Model):
@@ -156,14 +176,17 @@ class SavedEvent(models.Model):
         verbose_name_plural = _("saved events")
         constraints = [
             models.CheckConstraint(
-                condition=Q(user__isnull=False, visitor_token="") | Q(user__isnull=True) & ~Q(visitor_token=""),
+                condition=Q(user__isnull=False, visitor_token="")
+                | Q(user__isnull=True) & ~Q(visitor_token=""),
                 name="saved_event_one_owner",
             ),
             models.UniqueConstraint(
                 fields=["user", "event"], condition=Q(user__isnull=False), name="saved_event_unique_user"
             ),
             models.UniqueConstraint(
-                fields=["visitor_token", "event"], condition=~Q(visitor_token=""), name="saved_event_unique_token"
+                fields=["visitor_token", "event"],
+                condition=~Q(visitor_token=""),
+                name="saved_event_unique_token",
             ),
         ]
 

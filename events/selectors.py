@@ -8,7 +8,7 @@ from django.db.models import Prefetch
 
 from .activity import records_activity
 from .choices import Mode, RegistrationStatus
-from .errors import EventNotFound, InvalidInput
+from .errors import AuthRequired, EventNotFound, InvalidInput
 from .models import Event, Registration, SavedEvent, VisitorState
 from .visitors import Visitor
 
@@ -82,7 +82,9 @@ def search_events(
         raise InvalidInput(extra={"fields": {"query": [f"At most {QUERY_MAX_LENGTH} characters."]}})
     if not 1 <= limit <= MAX_PAGE_SIZE or offset < 0:
         raise InvalidInput(extra={"fields": {"limit": [f"Between 1 and {MAX_PAGE_SIZE}."]}})
-    filters = {name: value for name, value in (("location", location), ("price", price), ("level", level)) if value}
+    filters = {
+        name: value for name, value in (("location", location), ("price", price), ("level", level)) if value
+    }
     events = Event.objects.published().upcoming().matching(query).filter(**filters)
     total = events.count()
     page = list(events.with_seats().order_by("starts_at", "id")[offset : offset + limit]) if total else []
@@ -127,9 +129,9 @@ def list_saved(*, visitor: Visitor) -> list[Event]:
 
 
 def list_registrations(*, visitor: Visitor, include_cancelled: bool = True) -> list[Registration]:
-    """The signed-in visitor's registrations, newest first; empty for anonymous visitors."""
+    """The signed-in visitor's registrations, newest first. Registrations need an account."""
     if visitor.user is None:
-        return []
+        raise AuthRequired()
     registrations = Registration.objects.filter(user=visitor.user)
     if not include_cancelled:
         registrations = registrations.filter(status=RegistrationStatus.CONFIRMED)

@@ -14,7 +14,14 @@ from django.utils import timezone
 
 from .activity import records_activity
 from .choices import Mode, RegistrationStatus
-from .errors import AuthRequired, EventCancelled, EventFull, EventNotFound, RegistrationClosed, RegistrationNotFound
+from .errors import (
+    AuthRequired,
+    EventCancelled,
+    EventFull,
+    EventNotFound,
+    RegistrationClosed,
+    RegistrationNotFound,
+)
 from .models import Event, Registration, SavedEvent, VisitorState
 from .selectors import saved_owner, state_version
 from .visitors import Visitor
@@ -121,7 +128,9 @@ def register_for_event(*, visitor: Visitor, mode: Mode, event_id: str) -> Regist
     active = registrations.filter(status=RegistrationStatus.CONFIRMED).first()
     if active is not None:
         return RegistrationResult(
-            registration=active, created=False, already_registered=True,
+            registration=active,
+            created=False,
+            already_registered=True,
             state_version=state_version(visitor=visitor),
         )
     _ensure_open(event)
@@ -137,7 +146,9 @@ def register_for_event(*, visitor: Visitor, mode: Mode, event_id: str) -> Regist
     else:
         registration, created = Registration.objects.create(user=visitor.user, event=event), True
     return RegistrationResult(
-        registration=registration, created=created, already_registered=False,
+        registration=registration,
+        created=created,
+        already_registered=False,
         state_version=bump_state_version(visitor=visitor),
     )
 

@@ -25,4 +25,6 @@ def signed_in_client(user) -> Client:
 
 @pytest.fixture
 def event(db):
-    return EventFactory(public_id="evt-webmcp-intro", title="WebMCP 入門工作坊", summary="從語意 HTML 到第一個網站 Tool。")
+    return EventFactory(
+        public_id="evt-webmcp-intro", title="WebMCP 入門工作坊", summary="從語意 HTML 到第一個網站 Tool。"
+    )

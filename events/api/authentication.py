@@ -1,0 +1,33 @@
+"""Session authentication that checks CSRF on every write, signed in or not.
+
+DRF's SessionAuthentication only checks CSRF for signed-in users; anonymous visitors can save events
+to their session, so their writes need the same protection.
+"""
+
+from __future__ import annotations
+
+from rest_framework.authentication import CSRFCheck, SessionAuthentication
+from rest_framework.permissions import SAFE_METHODS
+from rest_framework.request import Request
+
+from .exceptions import CsrfFailedError
+
+
+class CsrfSessionAuthentication(SessionAuthentication):
+    def authenticate(self, request: Request):
+        if request.method not in SAFE_METHODS:
+            self.enforce_csrf(request)
+        user = getattr(request._request, "user", None)
+        if not user or not user.is_active:
+            return None
+        return (user, None)
+
+    def enforce_csrf(self, request: Request) -> None:
+        def dummy_get_response(request):  # pragma: no cover - never called
+            return None
+
+        check = CSRFCheck(dummy_get_response)
+        check.process_request(request)
+        reason = check.process_view(request, None, (), {})
+        if reason:
+            raise CsrfFailedError(f"CSRF Failed: {reason}")

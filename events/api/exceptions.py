@@ -1,0 +1,111 @@
+"""The one exception handler: every error on /api becomes the envelope, with the right HTTP status.
+
+Domain errors carry their own code; DRF and Django errors are translated here once. Anything
+unexpected is logged and answered with a 500 envelope, never an HTML page.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import DatabaseError
+from django.http import Http404
+from rest_framework import exceptions
+from rest_framework.response import Response
+
+from events import errors
+from events.selectors import state_version
+from events.visitors import visitor_from_request
+
+from .envelope import error_envelope
+
+logger = logging.getLogger(__name__)
+
+
+class InternalError(errors.DomainError):
+    """Unexpected failure; the message never leaks internals."""
+
+    default_message = "An unexpected error occurred."
+
+
+class MethodNotAllowed(errors.InvalidInput):
+    reason = "METHOD_NOT_ALLOWED"
+    http_status = 405
+    default_message = "This method is not allowed here."
+
+
+class MalformedRequest(errors.InvalidInput):
+    reason = "MALFORMED_REQUEST"
+    default_message = "The request body is not valid JSON."
+
+
+class UnsupportedMediaType(errors.InvalidInput):
+    reason = "UNSUPPORTED_MEDIA_TYPE"
+    http_status = 415
+    default_message = "Send the body as application/json."
+
+
+class NotAcceptable(errors.InvalidInput):
+    reason = "NOT_ACCEPTABLE"
+    http_status = 406
+    default_message = "This endpoint answers with application/json only."
+
+
+class CsrfFailedError(exceptions.PermissionDenied):
+    """Raised by our session authentication when a write lacks a valid CSRF token."""
+
+    default_code = "csrf_failed"
+
+
+def to_domain_error(exc: Exception) -> errors.DomainError:
+    """Translate any exception raised while serving an API request into a domain error."""
+    if isinstance(exc, errors.DomainError):
+        return exc
+    if isinstance(exc, CsrfFailedError):
+        return errors.CsrfFailed()
+    if isinstance(exc, exceptions.ValidationError):
+        return errors.InvalidInput(extra={"fields": exc.detail})
+    if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+        return errors.AuthRequired()
+    if isinstance(exc, exceptions.Throttled):
+        wait = math.ceil(exc.wait) if exc.wait is not None else 60
+        return errors.RateLimited(extra={"retryAfter": wait})
+    if isinstance(exc, exceptions.MethodNotAllowed):
+        return MethodNotAllowed()
+    if isinstance(exc, exceptions.ParseError):
+        return MalformedRequest()
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        return UnsupportedMediaType()
+    if isinstance(exc, exceptions.NotAcceptable):
+        return NotAcceptable()
+    if isinstance(exc, Http404 | exceptions.NotFound):
+        return errors.EventNotFound("Not found.")
+    if isinstance(exc, exceptions.PermissionDenied | DjangoPermissionDenied):
+        return errors.PermissionDenied()
+    if isinstance(exc, DatabaseError):
+        logger.exception("Database failure while serving an API request")
+        return errors.TemporaryFailure()
+    logger.exception("Unexpected error while serving an API request", exc_info=exc)
+    return InternalError()
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
+    error = to_domain_error(exc)
+    request = context.get("request")
+    body = error_envelope(error, state_version=_safe_state_version(request, error))
+    headers = {}
+    if isinstance(error, errors.RateLimited):
+        headers["Retry-After"] = str(error.extra["retryAfter"])
+    return Response(body, status=error.http_status, headers=headers)
+
+
+def _safe_state_version(request: Any, error: errors.DomainError) -> int | None:
+    if request is None or isinstance(error, errors.TemporaryFailure | InternalError):
+        return None
+    try:
+        return state_version(visitor=visitor_from_request(request))
+    except DatabaseError:
+        return None

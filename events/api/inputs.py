@@ -1,0 +1,36 @@
+"""Validate a request's input with its one input serializer.
+
+`null` for an optional field means absent; a key the serializer does not know is refused with
+UNKNOWN_PARAMETER rather than ignored, so a caller never believes a filter was applied when it was not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rest_framework import serializers
+
+from events.errors import InvalidInput, UnknownParameter
+
+
+def validated_input(
+    serializer_class: type[serializers.Serializer], data: Mapping[str, Any]
+) -> dict[str, Any]:
+    if not isinstance(data, Mapping):
+        raise InvalidInput("The input must be a JSON object.")
+    if hasattr(data, "lists"):  # a QueryDict: a repeated parameter is ambiguous, refuse it
+        repeated = sorted(key for key, values in data.lists() if len(values) > 1)
+        if repeated:
+            raise InvalidInput(extra={"fields": {key: ["Give this parameter once."] for key in repeated}})
+        data = {key: data.get(key) for key in data}
+    serializer = serializer_class(data={key: value for key, value in data.items() if value is not None})
+    unknown = sorted(set(data) - set(serializer.fields))
+    if unknown:
+        raise UnknownParameter(
+            f"Unknown parameter(s): {', '.join(unknown)}.",
+            extra={"fields": {key: ["This parameter is not accepted."] for key in unknown}},
+        )
+    if not serializer.is_valid():
+        raise InvalidInput(extra={"fields": serializer.errors})
+    return dict(serializer.validated_data)

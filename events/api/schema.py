@@ -1,0 +1,130 @@
+"""OpenAPI documentation of response bodies and of the codes each endpoint can answer with.
+
+These serializers only describe JSON for drf-spectacular; the bodies are built in views.py.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.authentication import SessionScheme
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from rest_framework import serializers
+
+from .serializers import (
+    EventDetailSerializer,
+    EventSummarySerializer,
+    RegistrationSerializer,
+    RegistrationWithEventSerializer,
+)
+
+EVENT_ID = OpenApiParameter(
+    "event_id", OpenApiTypes.STR, OpenApiParameter.PATH, description="Opaque event id, e.g. evt-webmcp-intro."
+)
+
+
+class ErrorEnvelope(serializers.Serializer):
+    ok = serializers.BooleanField(help_text="Always false.")
+    code = serializers.ChoiceField(
+        choices=[
+            "INVALID_INPUT",
+            "NOT_FOUND",
+            "AUTH_REQUIRED",
+            "PERMISSION_DENIED",
+            "CONFLICT",
+            "TEMPORARY_FAILURE",
+            "INTERNAL_ERROR",
+        ]
+    )
+    reason = serializers.CharField(help_text="Finer cause, e.g. EVENT_FULL, VALIDATION_ERROR, RATE_LIMITED.")
+    message = serializers.CharField()
+    nextAction = serializers.CharField(help_text="What a caller (or agent) should do next.")
+    retryable = serializers.BooleanField(help_text="Only TEMPORARY_FAILURE is retryable.")
+    uiUpdated = serializers.BooleanField()
+    stateVersion = serializers.IntegerField(required=False)
+    fields = serializers.DictField(required=False, help_text="Per-field messages for VALIDATION_ERROR.")
+    retryAfter = serializers.IntegerField(required=False, help_text="Seconds to wait (RATE_LIMITED).")
+
+
+class _Base(serializers.Serializer):
+    ok = serializers.BooleanField()
+    uiUpdated = serializers.BooleanField(required=False)
+    stateVersion = serializers.IntegerField()
+
+
+class SearchResponse(_Base):
+    count = serializers.IntegerField()
+    total = serializers.IntegerField()
+    limit = serializers.IntegerField()
+    offset = serializers.IntegerField()
+    events = EventSummarySerializer(many=True)
+    appliedFilters = serializers.DictField(child=serializers.CharField())
+    constraintsRelaxed = serializers.BooleanField(
+        required=False, help_text="Present (false) when count is 0."
+    )
+    requiresUserDecision = serializers.BooleanField(
+        required=False, help_text="Present (true) when count is 0."
+    )
+    nextAction = serializers.CharField(required=False)
+
+
+class EventDetailResponse(_Base):
+    event = EventDetailSerializer()
+    saved = serializers.BooleanField()
+    registered = serializers.BooleanField()
+
+
+class SaveResponse(_Base):
+    eventId = serializers.CharField()
+    saved = serializers.BooleanField()
+    alreadySaved = serializers.BooleanField()
+
+
+class UnsaveResponse(_Base):
+    eventId = serializers.CharField()
+    saved = serializers.BooleanField()
+    wasSaved = serializers.BooleanField()
+
+
+class SavedListResponse(_Base):
+    count = serializers.IntegerField()
+    events = EventSummarySerializer(many=True)
+
+
+class RegistrationResponse(_Base):
+    registration = RegistrationSerializer()
+    alreadyRegistered = serializers.BooleanField()
+
+
+class CancelResponse(_Base):
+    registration = RegistrationSerializer()
+    alreadyCancelled = serializers.BooleanField()
+
+
+class RegistrationListResponse(_Base):
+    count = serializers.IntegerField()
+    registrations = RegistrationWithEventSerializer(many=True)
+
+
+ERROR_DESCRIPTIONS = {
+    400: "INVALID_INPUT (VALIDATION_ERROR with fields, UNKNOWN_PARAMETER, CURRENT_EVENT_MISMATCH)",
+    401: "AUTH_REQUIRED / SIGN_IN_REQUIRED",
+    403: "PERMISSION_DENIED (CSRF_FAILED)",
+    404: "NOT_FOUND (EVENT_NOT_FOUND, REGISTRATION_NOT_FOUND)",
+    409: "CONFLICT (EVENT_FULL, REGISTRATION_CLOSED, EVENT_CANCELLED)",
+    429: "TEMPORARY_FAILURE / RATE_LIMITED with retryAfter",
+    500: "INTERNAL_ERROR",
+    503: "TEMPORARY_FAILURE / EVENT_SERVICE_UNAVAILABLE (retryable)",
+}
+
+
+def responses(success_serializer, *error_codes: int, success: tuple[int, ...] = (200,)) -> dict:
+    documented = {code: success_serializer for code in success}
+    for code in (*error_codes, 500):
+        documented[code] = OpenApiResponse(ErrorEnvelope, description=ERROR_DESCRIPTIONS[code])
+    return documented
+
+
+class CsrfSessionScheme(SessionScheme):
+    """Documents our CSRF-checking session authentication as cookie auth."""
+
+    target_class = "events.api.authentication.CsrfSessionAuthentication"

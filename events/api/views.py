@@ -1,0 +1,205 @@
+"""REST API views (layer 4): parse input with its one serializer, call one use case, shape the body."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from events import selectors, services
+from events.choices import Mode
+from events.visitors import client_mode, visitor_from_request
+
+from . import schema
+from .inputs import validated_input
+from .serializers import (
+    EventDetailSerializer,
+    EventRefInput,
+    EventSearchPageInput,
+    EventSummarySerializer,
+    NoInput,
+    RegistrationSerializer,
+    RegistrationWithEventSerializer,
+    search_payload,
+)
+from .throttling import WriteRateThrottle
+
+
+def _mode(request: Request) -> Mode:
+    return client_mode(request, default=Mode.API)
+
+
+def _event_id(event_id: str) -> str:
+    """The path's event id, validated by the same serializer the tools' `event_id` comes from."""
+    return validated_input(EventRefInput, {"event_id": event_id})["event_id"]
+
+
+class EventSearchApi(APIView):
+    @extend_schema(
+        operation_id="search_events",
+        parameters=[EventSearchPageInput],
+        responses=schema.responses(schema.SearchResponse, 400, 429, 503),
+        summary="Search published upcoming events",
+    )
+    def get(self, request: Request) -> Response:
+        params = validated_input(EventSearchPageInput, request.query_params)
+        visitor = visitor_from_request(request)
+        result = selectors.search_events(visitor=visitor, mode=_mode(request), **params)
+        return Response(search_payload(result, state_version=selectors.state_version(visitor=visitor)))
+
+
+class EventDetailApi(APIView):
+    @extend_schema(
+        operation_id="get_event_details",
+        parameters=[schema.EVENT_ID],
+        responses=schema.responses(schema.EventDetailResponse, 400, 404, 503),
+        summary="Everything public about one event, with the visitor's saved and registered state",
+    )
+    def get(self, request: Request, event_id: str) -> Response:
+        visitor = visitor_from_request(request)
+        details = selectors.get_event(visitor=visitor, mode=_mode(request), event_id=_event_id(event_id))
+        return Response(
+            {
+                "ok": True,
+                "event": EventDetailSerializer(details.event).data,
+                "saved": details.is_saved,
+                "registered": details.is_registered,
+                "uiUpdated": False,
+                "stateVersion": selectors.state_version(visitor=visitor),
+            }
+        )
+
+
+class SavedEventApi(APIView):
+    throttle_classes = [WriteRateThrottle]
+    throttle_scope = "writes"
+
+    @extend_schema(
+        operation_id="save_event",
+        parameters=[schema.EVENT_ID],
+        request=None,
+        responses=schema.responses(schema.SaveResponse, 400, 403, 404, 409, 429, 503, success=(200, 201)),
+        summary="Save an event (idempotent: a second save says alreadySaved)",
+    )
+    def put(self, request: Request, event_id: str) -> Response:
+        visitor = visitor_from_request(request, create_token=True)
+        result = services.save_event(visitor=visitor, mode=_mode(request), event_id=_event_id(event_id))
+        body = {
+            "ok": True,
+            "eventId": result.event.public_id,
+            "saved": True,
+            "alreadySaved": result.already_saved,
+            "uiUpdated": False,
+            "stateVersion": result.state_version,
+        }
+        return Response(body, status=200 if result.already_saved else 201)
+
+    @extend_schema(
+        operation_id="unsave_event",
+        parameters=[schema.EVENT_ID],
+        request=None,
+        responses=schema.responses(schema.UnsaveResponse, 400, 403, 404, 429, 503),
+        summary="Remove a saved event (removing what is not saved changes nothing)",
+    )
+    def delete(self, request: Request, event_id: str) -> Response:
+        visitor = visitor_from_request(request)
+        result = services.unsave_event(visitor=visitor, mode=_mode(request), event_id=_event_id(event_id))
+        return Response(
+            {
+                "ok": True,
+                "eventId": result.event.public_id,
+                "saved": False,
+                "wasSaved": result.was_saved,
+                "uiUpdated": False,
+                "stateVersion": result.state_version,
+            }
+        )
+
+
+class SavedListApi(APIView):
+    @extend_schema(
+        operation_id="list_saved",
+        responses=schema.responses(schema.SavedListResponse, 503),
+        summary="The visitor's saved events (account or session)",
+    )
+    def get(self, request: Request) -> Response:
+        validated_input(NoInput, request.query_params)
+        visitor = visitor_from_request(request)
+        events = selectors.list_saved(visitor=visitor)
+        return Response(
+            {
+                "ok": True,
+                "count": len(events),
+                "events": EventSummarySerializer(events, many=True).data,
+                "stateVersion": selectors.state_version(visitor=visitor),
+            }
+        )
+
+
+class RegistrationApi(APIView):
+    throttle_classes = [WriteRateThrottle]
+    throttle_scope = "writes"
+
+    @extend_schema(
+        operation_id="register_event",
+        parameters=[schema.EVENT_ID],
+        request=None,
+        responses=schema.responses(
+            schema.RegistrationResponse, 400, 401, 403, 404, 409, 429, 503, success=(200, 201)
+        ),
+        summary="Register the signed-in visitor (idempotent: a second call says alreadyRegistered)",
+    )
+    def post(self, request: Request, event_id: str) -> Response:
+        result = services.register_for_event(
+            visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(event_id)
+        )
+        body = {
+            "ok": True,
+            "registration": RegistrationSerializer(result.registration).data,
+            "alreadyRegistered": result.already_registered,
+            "uiUpdated": False,
+            "stateVersion": result.state_version,
+        }
+        return Response(body, status=201 if result.created else 200)
+
+    @extend_schema(
+        operation_id="cancel_registration",
+        parameters=[schema.EVENT_ID],
+        request=None,
+        responses=schema.responses(schema.CancelResponse, 400, 401, 403, 404, 409, 429, 503),
+        summary="Cancel the signed-in visitor's registration (a second call says alreadyCancelled)",
+    )
+    def delete(self, request: Request, event_id: str) -> Response:
+        result = services.cancel_registration(
+            visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(event_id)
+        )
+        return Response(
+            {
+                "ok": True,
+                "registration": RegistrationSerializer(result.registration).data,
+                "alreadyCancelled": result.already_cancelled,
+                "uiUpdated": False,
+                "stateVersion": result.state_version,
+            }
+        )
+
+
+class RegistrationListApi(APIView):
+    @extend_schema(
+        operation_id="list_registrations",
+        responses=schema.responses(schema.RegistrationListResponse, 401, 503),
+        summary="The signed-in visitor's registrations, newest first",
+    )
+    def get(self, request: Request) -> Response:
+        validated_input(NoInput, request.query_params)
+        visitor = visitor_from_request(request)
+        registrations = selectors.list_registrations(visitor=visitor)
+        return Response(
+            {
+                "ok": True,
+                "count": len(registrations),
+                "registrations": RegistrationWithEventSerializer(registrations, many=True).data,
+                "stateVersion": selectors.state_version(visitor=visitor),
+            }
+        )
