@@ -86,7 +86,7 @@ class EventDetailSerializer(EventSummarySerializer):
     priceAmount = serializers.IntegerField(source="price_amount", required=False)
     currency = serializers.CharField(required=False)
     capacity = serializers.IntegerField(required=False)
-    seatsLeft = serializers.IntegerField(required=False)
+    seatsLeft = serializers.IntegerField(source="seats_left", required=False)
     isFull = serializers.BooleanField(source="is_full")
     registrationOpen = serializers.BooleanField(source="registration_open")
 

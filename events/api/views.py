@@ -30,8 +30,14 @@ def _mode(request: Request) -> Mode:
     return client_mode(request, default=Mode.API)
 
 
-def _event_id(event_id: str) -> str:
-    """The path's event id, validated by the same serializer the tools' `event_id` comes from."""
+def _event_id(request: Request, event_id: str) -> str:
+    """The path's event id, validated by the same serializer the tools' `event_id` comes from.
+
+    These endpoints take nothing else: any query or body parameter is refused as unknown.
+    """
+    validated_input(NoInput, request.query_params)
+    if request.method not in ("GET", "HEAD"):
+        validated_input(NoInput, request.data)
     return validated_input(EventRefInput, {"event_id": event_id})["event_id"]
 
 
@@ -58,7 +64,9 @@ class EventDetailApi(APIView):
     )
     def get(self, request: Request, event_id: str) -> Response:
         visitor = visitor_from_request(request)
-        details = selectors.get_event(visitor=visitor, mode=_mode(request), event_id=_event_id(event_id))
+        details = selectors.get_event(
+            visitor=visitor, mode=_mode(request), event_id=_event_id(request, event_id)
+        )
         return Response(
             {
                 "ok": True,
@@ -83,8 +91,9 @@ class SavedEventApi(APIView):
         summary="Save an event (idempotent: a second save says alreadySaved)",
     )
     def put(self, request: Request, event_id: str) -> Response:
+        event_id = _event_id(request, event_id)
         visitor = visitor_from_request(request, create_token=True)
-        result = services.save_event(visitor=visitor, mode=_mode(request), event_id=_event_id(event_id))
+        result = services.save_event(visitor=visitor, mode=_mode(request), event_id=event_id)
         body = {
             "ok": True,
             "eventId": result.event.public_id,
@@ -104,7 +113,9 @@ class SavedEventApi(APIView):
     )
     def delete(self, request: Request, event_id: str) -> Response:
         visitor = visitor_from_request(request)
-        result = services.unsave_event(visitor=visitor, mode=_mode(request), event_id=_event_id(event_id))
+        result = services.unsave_event(
+            visitor=visitor, mode=_mode(request), event_id=_event_id(request, event_id)
+        )
         return Response(
             {
                 "ok": True,
@@ -152,7 +163,7 @@ class RegistrationApi(APIView):
     )
     def post(self, request: Request, event_id: str) -> Response:
         result = services.register_for_event(
-            visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(event_id)
+            visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(request, event_id)
         )
         body = {
             "ok": True,
@@ -172,7 +183,7 @@ class RegistrationApi(APIView):
     )
     def delete(self, request: Request, event_id: str) -> Response:
         result = services.cancel_registration(
-            visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(event_id)
+            visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(request, event_id)
         )
         return Response(
             {
