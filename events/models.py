@@ -88,16 +88,25 @@ class Event(models.Model):
         ]
         constraints = [
             models.CheckConstraint(condition=Q(public_id__startswith="evt-"), name="event_public_id_prefix"),
-            models.CheckConstraint(condition=Q(ends_at__gt=F("starts_at")), name="event_ends_after_start"),
+            models.CheckConstraint(
+                condition=Q(ends_at__gt=F("starts_at")),
+                name="event_ends_after_start",
+                violation_error_message=_("The event must end after it starts."),
+            ),
             models.CheckConstraint(
                 condition=(
                     Q(price=Price.FREE, price_amount__isnull=True, currency="")
-                    | Q(price=Price.PAID, price_amount__gt=0) & ~Q(currency="")
+                    | Q(price=Price.PAID, price_amount__isnull=False, price_amount__gt=0) & ~Q(currency="")
                 ),
                 name="event_price_amount_matches_kind",
+                violation_error_message=_(
+                    "A paid event needs a positive amount and a currency; a free one has none."
+                ),
             ),
             models.CheckConstraint(
-                condition=Q(capacity__isnull=True) | Q(capacity__gte=1), name="event_capacity_positive"
+                condition=Q(capacity__isnull=True) | Q(capacity__gte=1),
+                name="event_capacity_positive",
+                violation_error_message=_("Capacity is at least 1; leave it empty for unlimited."),
             ),
             models.CheckConstraint(condition=Q(location__in=Location.values), name="event_location_valid"),
             models.CheckConstraint(condition=Q(level__in=Level.values), name="event_level_valid"),

@@ -1,0 +1,245 @@
+"""The organisers' screens (layer 4): manage events and registrations, read how the site is used.
+
+The admin edits rows directly, so it only offers what keeps the domain's promises: events are
+cancelled rather than deleted (their public ids are never reused or changed), and activity is a
+read-only record.
+"""
+
+from __future__ import annotations
+
+import csv
+
+from django.contrib import admin, messages
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from .choices import EventStatus, Mode, RegistrationStatus
+from .models import Activity, Event, Registration, SavedEvent
+
+admin.site.site_header = _("AgentReady Events admin")
+admin.site.site_title = _("AgentReady Events admin")
+admin.site.index_title = _("Events, registrations and activity")
+
+CSV_HEADER = ["event id", "event title", "username", "email", "registered at"]
+
+
+class WhenListFilter(admin.SimpleListFilter):
+    """Upcoming or past, relative to now (an event that has started counts as past)."""
+
+    title = _("when")
+    parameter_name = "when"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [("upcoming", _("Upcoming")), ("past", _("Past"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Event]) -> QuerySet[Event]:
+        if self.value() == "upcoming":
+            return queryset.upcoming()
+        if self.value() == "past":
+            return queryset.past()
+        return queryset
+
+
+class RegistrationInline(admin.TabularInline):
+    model = Registration
+    fields = ["user", "status", "created_at"]
+    readonly_fields = ["user", "status", "created_at"]
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    ordering = ["-created_at", "-id"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Registration]:
+        return super().get_queryset(request).select_related("user")
+
+    def has_add_permission(self, request: HttpRequest, obj: Event | None = None) -> bool:
+        return False
+
+
+def _plain(queryset: QuerySet[Event]) -> QuerySet[Event]:
+    """The selected events without the changelist's annotation and ordering (which update() refuses)."""
+    return Event.objects.filter(pk__in=queryset.values("pk"))
+
+
+@admin.register(Event)
+class EventAdmin(admin.ModelAdmin):
+    list_display = [
+        "public_id",
+        "title",
+        "starts_at",
+        "location",
+        "price_display",
+        "level",
+        "status",
+        "confirmed_registrations",
+        "seats_left",
+    ]
+    list_display_links = ["public_id", "title"]
+    list_filter = ["status", WhenListFilter, "location", "price", "level"]
+    search_fields = ["title", "summary", "public_id", "venue"]
+    date_hierarchy = "starts_at"
+    ordering = ["-starts_at", "-id"]
+    list_per_page = 50
+    inlines = [RegistrationInline]
+    actions = ["publish", "unpublish", "cancel", "export_registrations_csv"]
+    fieldsets = [
+        (None, {"fields": ["public_id", "title", "summary", "description", "status"]}),
+        (_("When and where"), {"fields": ["starts_at", "ends_at", "location", "venue"]}),
+        (_("Price, level and seats"), {"fields": ["price", "price_amount", "currency", "level", "capacity"]}),
+        (_("Record"), {"fields": ["created_at", "updated_at"], "classes": ["collapse"]}),
+    ]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Event]:
+        return super().get_queryset(request).with_seats()
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Event | None = None) -> list[str]:
+        # An id is in URLs, tool results and agents' traces: once an event exists it never changes.
+        if obj is not None:
+            return ["public_id", "created_at", "updated_at"]
+        return ["created_at", "updated_at"]
+
+    def has_delete_permission(self, request: HttpRequest, obj: Event | None = None) -> bool:
+        # Deleting would break links and registrations; an organiser cancels instead.
+        return False
+
+    @admin.display(description=_("price"), ordering="price_amount")
+    def price_display(self, event: Event) -> str:
+        if event.price_amount is None:
+            return event.get_price_display()
+        return f"{event.currency} {event.price_amount:,}"
+
+    @admin.display(description=_("confirmed registrations"), ordering="confirmed_count")
+    def confirmed_registrations(self, event: Event) -> int:
+        return event.confirmed_count
+
+    @admin.display(description=_("seats left"), ordering="seats_left")
+    def seats_left(self, event: Event) -> str | int:
+        if event.capacity is None:
+            return _("unlimited")
+        return event.seats_left
+
+    def _set_status(self, request: HttpRequest, queryset: QuerySet[Event], status: EventStatus) -> int:
+        return _plain(queryset).exclude(status=status).update(status=status, updated_at=timezone.now())
+
+    @admin.action(description=_("Publish selected events"), permissions=["change"])
+    def publish(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
+        count = self._set_status(request, queryset, EventStatus.PUBLISHED)
+        self.message_user(
+            request,
+            ngettext("%(count)d event was published.", "%(count)d events were published.", count)
+            % {"count": count},
+            messages.SUCCESS,
+        )
+
+    @admin.action(description=_("Unpublish selected events (back to draft)"), permissions=["change"])
+    def unpublish(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
+        count = self._set_status(request, queryset, EventStatus.DRAFT)
+        self.message_user(
+            request,
+            ngettext(
+                "%(count)d event was moved back to draft.",
+                "%(count)d events were moved back to draft.",
+                count,
+            )
+            % {"count": count},
+            messages.SUCCESS,
+        )
+
+    @admin.action(description=_("Cancel selected events"), permissions=["change"])
+    def cancel(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
+        count = self._set_status(request, queryset, EventStatus.CANCELLED)
+        self.message_user(
+            request,
+            ngettext("%(count)d event was cancelled.", "%(count)d events were cancelled.", count)
+            % {"count": count},
+            messages.WARNING if count else messages.INFO,
+        )
+
+    @admin.action(description=_("Export registrations (CSV)"), permissions=["view"])
+    def export_registrations_csv(self, request: HttpRequest, queryset: QuerySet[Event]) -> HttpResponse:
+        """Confirmed registrations of the selected events, one row each, in two queries in all."""
+        registrations = (
+            Registration.objects.filter(event__in=queryset.values("pk"), status=RegistrationStatus.CONFIRMED)
+            .select_related("event", "user")
+            .order_by("event__starts_at", "event__id", "created_at", "id")
+        )
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = 'attachment; filename="registrations.csv"'
+        # A byte-order mark lets spreadsheet programs read the zh-Hant titles as UTF-8.
+        response.write("\ufeff")
+        writer = csv.writer(response)
+        writer.writerow(CSV_HEADER)
+        for registration in registrations:
+            writer.writerow(
+                [
+                    registration.event.public_id,
+                    registration.event.title,
+                    registration.user.get_username(),
+                    registration.user.email,
+                    timezone.localtime(registration.created_at).isoformat(),
+                ]
+            )
+        return response
+
+
+@admin.register(Registration)
+class RegistrationAdmin(admin.ModelAdmin):
+    list_display = ["user", "event", "status", "created_at", "updated_at"]
+    list_filter = ["status", "event"]
+    list_select_related = ["user", "event"]
+    search_fields = ["user__username", "user__email", "event__title", "event__public_id"]
+    autocomplete_fields = ["user", "event"]
+    readonly_fields = ["created_at", "updated_at"]
+    date_hierarchy = "created_at"
+
+
+@admin.register(SavedEvent)
+class SavedEventAdmin(admin.ModelAdmin):
+    list_display = ["event", "user", "visitor_token", "created_at"]
+    list_select_related = ["user", "event"]
+    search_fields = ["user__username", "event__title", "event__public_id"]
+    autocomplete_fields = ["user", "event"]
+    readonly_fields = ["created_at"]
+
+
+@admin.register(Activity)
+class ActivityAdmin(admin.ModelAdmin):
+    """What people, agents and programs did; written only by the use cases."""
+
+    list_display = ["action", "mode", "outcome", "event", "user", "created_at"]
+    list_filter = ["action", "mode", "outcome"]
+    list_select_related = ["event", "user"]
+    search_fields = ["action", "outcome", "event__public_id", "user__username"]
+    date_hierarchy = "created_at"
+    readonly_fields = ["action", "mode", "outcome", "event", "user", "visitor_token", "created_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Activity | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Activity | None = None) -> bool:
+        return False
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
+        response = super().changelist_view(request, extra_context=extra_context)
+        # The summary counts the rows the changelist shows: the same filters, search and dates.
+        context = getattr(response, "context_data", None)
+        if context is None or "cl" not in context:
+            return response  # a redirect, e.g. after an invalid filter
+        context["summary"] = summarise(context["cl"].queryset)
+        return response
+
+
+def summarise(queryset: QuerySet[Activity]) -> list[dict[str, object]]:
+    """Counts by action × mode × outcome, in one grouped query."""
+    labels = dict(Mode.choices)
+    rows = queryset.order_by().values("action", "mode", "outcome").annotate(count=Count("id"))
+    return [
+        {**row, "mode_label": labels.get(row["mode"], row["mode"])}
+        for row in rows.order_by("action", "mode", "outcome")
+    ]

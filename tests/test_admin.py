@@ -1,0 +1,342 @@
+"""The organisers' admin: who may open it, what it shows, and what its actions do."""
+
+import csv
+import io
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from events.admin import CSV_HEADER
+from events.choices import EventStatus, RegistrationStatus
+from events.models import Event
+from tests.factories import ActivityFactory, EventFactory, RegistrationFactory, SavedEventFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+EVENT_CHANGELIST = reverse("admin:events_event_changelist")
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def organiser():
+    return UserFactory(username="organiser", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def admin_client(organiser) -> Client:
+    client = Client(headers={"accept-language": "en"})
+    client.force_login(organiser)
+    return client
+
+
+def run_action(client: Client, action: str, events: list[Event], url: str = EVENT_CHANGELIST):
+    return client.post(url, {"action": action, "_selected_action": [event.pk for event in events]})
+
+
+# ── Access ──────────────────────────────────────────────────────────────────────────────────────
+
+
+def test_admin_event_changelist_redirects_an_anonymous_visitor_to_the_admin_login():
+    response = Client().get(EVENT_CHANGELIST)
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("admin:login"))
+
+
+def test_admin_event_changelist_redirects_a_signed_in_non_staff_user_to_the_admin_login(signed_in_client):
+    response = signed_in_client.get(EVENT_CHANGELIST)
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("admin:login"))
+
+
+def test_admin_site_header_names_the_site(admin_client):
+    response = admin_client.get(reverse("admin:index"))
+    assert response.status_code == 200
+    assert "AgentReady Events admin" in response.text
+
+
+# ── Event changelist and pages ──────────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        "status__exact=published",
+        "status__exact=cancelled",
+        "when=upcoming",
+        "when=past",
+        "location__exact=kaohsiung",
+        "price__exact=paid",
+        "level__exact=advanced",
+        "q=WebMCP",
+        "q=evt-webmcp-intro",
+        "q=venue",
+        "o=8",  # sorted by confirmed registrations (an annotation)
+        "o=-9",  # sorted by seats left (an annotation)
+    ],
+)
+def test_admin_event_changelist_renders_with_each_filter_search_and_sort(admin_client, event, query):
+    EventFactory(past=True, title="Past meetup")
+    EventFactory(paid=True, location="kaohsiung", level="advanced", cancelled=True)
+    RegistrationFactory(event=event)
+    response = admin_client.get(f"{EVENT_CHANGELIST}?{query}")
+    assert response.status_code == 200
+    assert "?e=1" not in response.get("Location", "")
+
+
+def test_admin_event_filters_and_search_select_the_right_events(admin_client, event):
+    past = EventFactory(past=True, public_id="evt-past-meetup", title="Past meetup")
+    kaohsiung = EventFactory(public_id="evt-kaohsiung-talk", location="kaohsiung", venue="駁二 大義倉庫")
+
+    def shown(query: str) -> set[str]:
+        response = admin_client.get(f"{EVENT_CHANGELIST}?{query}")
+        assert response.status_code == 200
+        return {row.public_id for row in response.context["cl"].result_list}
+
+    assert shown("when=upcoming") == {event.public_id, kaohsiung.public_id}
+    assert shown("when=past") == {past.public_id}
+    assert shown("location__exact=kaohsiung") == {kaohsiung.public_id}
+    assert shown("q=大義倉庫") == {kaohsiung.public_id}
+    assert shown("q=入門") == {event.public_id}
+
+
+def test_admin_event_changelist_shows_confirmed_registrations_and_seats_left(admin_client):
+    limited = EventFactory(public_id="evt-limited", capacity=5)
+    RegistrationFactory.create_batch(2, event=limited)
+    RegistrationFactory(event=limited, status=RegistrationStatus.CANCELLED)
+    unlimited = EventFactory(public_id="evt-unlimited", capacity=None)
+    RegistrationFactory(event=unlimited)
+
+    response = admin_client.get(EVENT_CHANGELIST)
+
+    rows = {row.public_id: row for row in response.context["cl"].result_list}
+    assert (rows["evt-limited"].confirmed_count, rows["evt-limited"].seats_left) == (2, 3)
+    assert (rows["evt-unlimited"].confirmed_count, rows["evt-unlimited"].seats_left) == (1, None)
+    text = response.text
+    assert "Confirmed registrations" in text and "Seats left" in text
+    assert '<td class="field-seats_left">unlimited</td>' in text
+    assert '<td class="field-seats_left">3</td>' in text
+
+
+def test_admin_event_changelist_query_count_does_not_grow_with_events(admin_client):
+    def count_queries() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            response = admin_client.get(EVENT_CHANGELIST)
+        assert response.status_code == 200
+        return len(queries)
+
+    first = EventFactory(capacity=10)
+    RegistrationFactory.create_batch(2, event=first)
+    count_queries()  # warm caches shared by every request (content types, permissions)
+    with_one = count_queries()
+
+    for _ in range(9):
+        more = EventFactory(capacity=10)
+        RegistrationFactory.create_batch(2, event=more)
+        RegistrationFactory(event=more, status=RegistrationStatus.CANCELLED)
+    with_ten = count_queries()
+
+    assert Event.objects.count() == 10
+    assert with_ten == with_one
+
+
+def test_admin_event_add_page_renders_with_an_editable_public_id(admin_client):
+    response = admin_client.get(reverse("admin:events_event_add"))
+    assert response.status_code == 200
+    assert "public_id" in response.context["adminform"].form.fields
+
+
+def test_admin_event_change_page_renders_with_a_read_only_public_id_and_registrations(admin_client, event):
+    RegistrationFactory(event=event, user=UserFactory(username="carol"))
+    response = admin_client.get(reverse("admin:events_event_change", args=[event.pk]))
+    assert response.status_code == 200
+    assert "public_id" not in response.context["adminform"].form.fields
+    assert "evt-webmcp-intro" in response.text
+    assert "carol" in response.text
+
+
+def test_admin_event_change_ignores_a_posted_public_id(admin_client, event):
+    url = reverse("admin:events_event_change", args=[event.pk])
+    form = admin_client.get(url).context["adminform"].form
+    data = {name: value for name, value in form.initial.items() if value is not None}
+    data.update(
+        {
+            "public_id": "evt-renamed",
+            "title": "Renamed workshop",
+            "starts_at_0": "2027-01-23",
+            "starts_at_1": "10:00:00",
+            "ends_at_0": "2027-01-23",
+            "ends_at_1": "13:00:00",
+            "registrations-TOTAL_FORMS": "0",
+            "registrations-INITIAL_FORMS": "0",
+        }
+    )
+    response = admin_client.post(url, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    event.refresh_from_db()
+    assert (event.public_id, event.title) == ("evt-webmcp-intro", "Renamed workshop")
+
+
+def test_admin_event_cannot_be_deleted(admin_client, event):
+    response = admin_client.get(reverse("admin:events_event_delete", args=[event.pk]))
+    assert response.status_code == 403
+    actions = admin_client.get(EVENT_CHANGELIST).context["action_form"].fields["action"].choices
+    assert "delete_selected" not in [name for name, _ in actions]
+    assert Event.objects.filter(pk=event.pk).exists()
+
+
+# ── Event actions ───────────────────────────────────────────────────────────────────────────────
+
+
+def test_admin_publish_action_publishes_the_selected_events_only(admin_client):
+    drafts = EventFactory.create_batch(2, draft=True)
+    untouched = EventFactory(draft=True)
+    response = run_action(admin_client, "publish", drafts)
+    assert response.status_code == 302
+    assert set(Event.objects.filter(pk__in=[e.pk for e in drafts]).values_list("status", flat=True)) == {
+        EventStatus.PUBLISHED
+    }
+    untouched.refresh_from_db()
+    assert untouched.status == EventStatus.DRAFT
+    messages = [str(message) for message in admin_client.get(EVENT_CHANGELIST).context["messages"]]
+    assert "2 events were published." in messages
+
+
+def test_admin_unpublish_action_moves_events_back_to_draft(admin_client, event):
+    run_action(admin_client, "unpublish", [event])
+    event.refresh_from_db()
+    assert event.status == EventStatus.DRAFT
+
+
+def test_admin_cancel_action_cancels_events(admin_client, event):
+    other = EventFactory(draft=True)
+    run_action(admin_client, "cancel", [event, other])
+    assert set(Event.objects.values_list("status", flat=True)) == {EventStatus.CANCELLED}
+
+
+def test_admin_action_works_while_sorted_by_an_annotation(admin_client, event):
+    RegistrationFactory(event=event)
+    response = run_action(admin_client, "cancel", [event], url=f"{EVENT_CHANGELIST}?o=8")
+    assert response.status_code == 302
+    event.refresh_from_db()
+    assert event.status == EventStatus.CANCELLED
+
+
+# ── CSV export ──────────────────────────────────────────────────────────────────────────────────
+
+
+def test_admin_export_registrations_csv_contains_exactly_the_confirmed_registrations(admin_client, event):
+    other = EventFactory(public_id="evt-other", title="Other event")
+    not_selected = EventFactory(public_id="evt-not-selected")
+    for name in ("amy", "ben"):
+        RegistrationFactory(event=event, user=UserFactory(username=name))
+    RegistrationFactory(event=event, user=UserFactory(username="cat"), status=RegistrationStatus.CANCELLED)
+    # Cancelled, then registered again: exported once.
+    dan = UserFactory(username="dan")
+    RegistrationFactory(event=other, user=dan, status=RegistrationStatus.CANCELLED)
+    RegistrationFactory(event=other, user=dan)
+    RegistrationFactory(event=other, user=UserFactory(username="eve"), status=RegistrationStatus.CANCELLED)
+    RegistrationFactory(event=not_selected, user=UserFactory(username="fay"))
+
+    response = run_action(admin_client, "export_registrations_csv", [event, other])
+
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/csv")
+    assert "attachment" in response["Content-Disposition"]
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert rows[0] == CSV_HEADER == ["event id", "event title", "username", "email", "registered at"]
+    body = rows[1:]
+    assert sorted((row[0], row[2]) for row in body) == [
+        ("evt-other", "dan"),
+        ("evt-webmcp-intro", "amy"),
+        ("evt-webmcp-intro", "ben"),
+    ]
+    amy = next(row for row in body if row[2] == "amy")
+    assert amy[1] == "WebMCP 入門工作坊"
+    assert amy[3] == "amy@example.com"
+    assert amy[4].endswith("+08:00")
+
+
+def test_admin_export_registrations_csv_query_count_does_not_grow_with_rows(admin_client, event):
+    def export_queries() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            response = run_action(admin_client, "export_registrations_csv", [event])
+        assert response.status_code == 200
+        return len(queries)
+
+    RegistrationFactory(event=event)
+    export_queries()
+    with_one = export_queries()
+    RegistrationFactory.create_batch(5, event=event)
+    assert export_queries() == with_one
+
+
+# ── Registration, SavedEvent and Activity admins ────────────────────────────────────────────────
+
+
+def test_admin_registration_changelist_renders_filtered_and_searched(admin_client, event):
+    RegistrationFactory(event=event, user=UserFactory(username="gina"))
+    RegistrationFactory(user=UserFactory(username="hank"))
+    url = reverse("admin:events_registration_changelist")
+    for query in ("", "status__exact=confirmed", f"event__id__exact={event.pk}", "q=gina", "q=WebMCP"):
+        response = admin_client.get(f"{url}?{query}")
+        assert response.status_code == 200, query
+    response = admin_client.get(f"{url}?q=gina")
+    assert [str(row.user) for row in response.context["cl"].result_list] == ["gina"]
+
+
+def test_admin_saved_event_changelist_renders(admin_client):
+    SavedEventFactory()
+    SavedEventFactory(user=None, visitor_token="anon")
+    response = admin_client.get(reverse("admin:events_savedevent_changelist"))
+    assert response.status_code == 200
+    assert response.context["cl"].result_count == 2
+
+
+def test_admin_activity_changelist_renders_a_summary_of_the_filtered_rows(admin_client, event):
+    ActivityFactory.create_batch(3, action="search_events", mode="agent", outcome="OK")
+    ActivityFactory(action="search_events", mode="ui", outcome="OK")
+    ActivityFactory(action="register_event", mode="agent", outcome="EVENT_FULL", event=event)
+    url = reverse("admin:events_activity_changelist")
+
+    response = admin_client.get(url)
+
+    assert response.status_code == 200
+    summary = {
+        (row["action"], row["mode"], row["outcome"]): row["count"] for row in response.context["summary"]
+    }
+    assert summary == {
+        ("register_event", "agent", "EVENT_FULL"): 1,
+        ("search_events", "agent", "OK"): 3,
+        ("search_events", "ui", "OK"): 1,
+    }
+    assert 'id="activity-summary"' in response.text
+    assert "Agent tool" in response.text
+
+    filtered = admin_client.get(f"{url}?mode__exact=agent")
+    assert {(row["action"], row["count"]) for row in filtered.context["summary"]} == {
+        ("register_event", 1),
+        ("search_events", 3),
+    }
+    for query in ("action=search_events", "outcome=OK", "created_at__year=2026", "q=register"):
+        assert admin_client.get(f"{url}?{query}").status_code == 200, query
+
+
+def test_admin_activity_is_read_only(admin_client):
+    activity = ActivityFactory()
+    assert admin_client.get(reverse("admin:events_activity_add")).status_code == 403
+    assert admin_client.get(reverse("admin:events_activity_delete", args=[activity.pk])).status_code == 403
+    change_url = reverse("admin:events_activity_change", args=[activity.pk])
+    view = admin_client.get(change_url)
+    assert view.status_code == 200
+    assert not view.context["adminform"].form.fields
+    admin_client.post(change_url, {"action": "tampered", "mode": "api", "outcome": "X"})
+    activity.refresh_from_db()
+    assert activity.action == "search_events"
