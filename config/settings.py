@@ -166,6 +166,9 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
+# The envelope reasons the WebMCP runtime produces on its own, in this project's vocabulary.
+WEBMCP_REASONS = {"unavailable": "EVENT_SERVICE_UNAVAILABLE", "routeMismatch": "CURRENT_EVENT_MISMATCH"}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

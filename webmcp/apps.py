@@ -1,6 +1,18 @@
+"""Start-up of the WebMCP layer: collect every app's tool declarations and register the checks."""
+
 from django.apps import AppConfig
+from django.core import checks
+from django.utils.module_loading import autodiscover_modules
 
 
 class WebmcpConfig(AppConfig):
     name = "webmcp"
     verbose_name = "WebMCP"
+
+    def ready(self) -> None:
+        """Import each app's `tools.py` so its declarations reach the default registry before the
+        first request, and check them (`manage.py check`) before the server starts."""
+        from webmcp.checks import check_default_registry
+
+        autodiscover_modules("tools")
+        checks.register(check_default_registry, "webmcp")

@@ -1,16 +1,320 @@
-"""The tool registry (minimal placeholder until the full registry lands): the catalogue fingerprint."""
+"""The WebMCP tool registry: every tool the site offers to browser agents, declared once in Python.
+
+Apps declare their tools in a `tools.py` module, autodiscovered at start-up. Everything else is
+derived from those declarations, so no second description can drift out of sync:
+
+- the input schema, generated from the serializer the API validates with (`webmcp.schema`);
+- the catalogue of a route (what an eval runner or a reviewer reads);
+- the manifest of one request (what the browser runtime registers, filtered by `when` predicates);
+- the fingerprint that ties a trace or an eval report to the exact tool set that produced it.
+
+The registry fails fast: a duplicate name raises at registration, everything else is reported by the
+system checks in `webmcp.checks` before the server starts.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.http import HttpRequest
+from django.utils import translation
+from rest_framework.serializers import Serializer
 
-def catalogue() -> dict[str, Any]:
-    return {"tools": []}
+from webmcp.routing import url_parameters, url_template
+from webmcp.schema import empty_object_schema, input_schema
+
+TOOL_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,128}")  # what Chromium accepts (use fullmatch)
+METHODS = ("GET", "POST", "PUT", "DELETE")
+
+# Envelope reasons the browser runtime produces on its own. Their spelling belongs to the project's
+# error vocabulary, so a project may rename them with the WEBMCP_REASONS setting.
+DEFAULT_REASONS: dict[str, str] = {
+    "unavailable": "SERVICE_UNAVAILABLE",  # a read got no usable answer
+    "routeMismatch": "ROUTE_OBJECT_MISMATCH",  # a route-bound tool was asked about another object
+}
+
+
+class Binding(StrEnum):
+    """How a tool reaches the agent on one route."""
+
+    INPUT = "input"  # imperative tool; inputSchema generated from the input serializer
+    ROUTE = "route"  # imperative tool bound to the page's object; its route_param comes from the URL
+    FORM = "form"  # declarative <form toolname=...> rendered by the page; the runtime answers submits
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What a `when` predicate and the manifest may look at: one request on one route, plus the
+    page's state (e.g. whether the visitor is registered), supplied by the view."""
+
+    request: HttpRequest
+    url_name: str
+    url_kwargs: Mapping[str, Any]
+    state: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """One route that offers a tool, how it offers it, and when (None = always)."""
+
+    url_name: str
+    binding: Binding
+    when: Callable[[ToolContext], bool] | None = None
+    autosubmit: bool = False
+
+
+@dataclass(frozen=True)
+class ToolDeclaration:
+    """A tool, declared once: its contract with the agent and the API endpoint that fulfils it."""
+
+    name: str
+    description: str
+    input_serializer: type[Serializer] | None
+    endpoint: str  # URL name of the API endpoint the tool calls
+    method: str  # GET | POST | PUT | DELETE
+    exposures: tuple[Exposure, ...]
+    route_param: str = ""  # input field that is also the endpoint's URL kwarg (e.g. an object id)
+    read_only: bool = False
+    untrusted_content: bool = False
+    consequential: bool = False
+    title: str = ""
+
+    def __post_init__(self) -> None:
+        # Accept a list for convenience but keep the declaration immutable and hashable.
+        object.__setattr__(self, "exposures", tuple(self.exposures))
+
+    @property
+    def annotations(self) -> dict[str, bool]:
+        """The true hints only, spelled as the browser understands them."""
+        hints = {
+            "readOnlyHint": self.read_only,
+            "untrustedContentHint": self.untrusted_content,
+            "consequentialHint": self.consequential,
+        }
+        return {key: True for key, value in hints.items() if value}
+
+    def input_schema(self) -> dict[str, Any]:
+        """The schema of the full input, as the serializer validates it."""
+        return input_schema(self.input_serializer)
+
+    def schema_for(self, binding: Binding) -> dict[str, Any]:
+        """The input an agent gives through `binding`.
+
+        A route-bound tool takes nothing: its one parameter is the page's object. A form's
+        route_param also comes from the page, never from a field, so it is left out, as the browser
+        leaves it out of the schema it derives from the form.
+        """
+        if binding is Binding.ROUTE:
+            return empty_object_schema()
+        schema = self.input_schema()
+        if binding is Binding.FORM and self.route_param in schema["properties"]:
+            del schema["properties"][self.route_param]
+            required = [name for name in schema.get("required", ()) if name != self.route_param]
+            schema.pop("required", None)
+            if required:
+                schema["required"] = required
+            schema["additionalProperties"] = schema.pop("additionalProperties")  # keep key order
+        return schema
+
+
+class RegistryError(ImproperlyConfigured):
+    """A tool declaration that cannot work; raised as early as it can be detected."""
+
+
+class DuplicateToolError(RegistryError):
+    pass
+
+
+class AmbiguousExposureError(RegistryError):
+    """Two exposures of one tool passed for one request: their `when` predicates overlap."""
+
+
+def error_reasons() -> dict[str, str]:
+    """The reasons the runtime uses for errors it produces itself, after project overrides."""
+    return {**DEFAULT_REASONS, **getattr(settings, "WEBMCP_REASONS", {})}
+
+
+def _json_value(value: Any) -> Any:
+    """A URL kwarg as JSON: converters may produce objects (a UUID), the runtime needs text."""
+    return value if isinstance(value, str | int) and not isinstance(value, bool) else str(value)
+
+
+def _canonical_json(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class Registry:
+    """A set of tool declarations, keyed by name, and everything derived from them."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, ToolDeclaration] = {}
+        self._fingerprint: str | None = None
+
+    def register(self, tool: ToolDeclaration) -> ToolDeclaration:
+        """Add `tool`. A second tool with the same name raises now, not when a browser rejects it."""
+        if tool.name in self._tools:
+            raise DuplicateToolError(f"A WebMCP tool named {tool.name!r} is already registered.")
+        self._tools[tool.name] = tool
+        self._fingerprint = None
+        return tool
+
+    def tools(self) -> tuple[ToolDeclaration, ...]:
+        """Every tool, sorted by name (the order browsers list them in)."""
+        return tuple(sorted(self._tools.values(), key=lambda tool: tool.name))
+
+    def get(self, name: str) -> ToolDeclaration | None:
+        return self._tools.get(name)
+
+    def exposures_for(self, url_name: str) -> tuple[tuple[ToolDeclaration, Exposure], ...]:
+        """Every (tool, exposure) pair declared for `url_name`, whatever the predicates say."""
+        return tuple(
+            (tool, exposure)
+            for tool in self.tools()
+            for exposure in tool.exposures
+            if exposure.url_name == url_name
+        )
+
+    def active_exposures(self, context: ToolContext) -> tuple[tuple[ToolDeclaration, Exposure], ...]:
+        """The exposures whose `when` passes for this request: at most one per tool.
+
+        Two passing exposures of one tool would give the agent two contracts for one name, so that
+        is a programming error and raises instead of picking one silently.
+        """
+        active: dict[str, tuple[ToolDeclaration, Exposure]] = {}
+        for tool, exposure in self.exposures_for(context.url_name):
+            if exposure.when is not None and not exposure.when(context):
+                continue
+            if tool.name in active:
+                raise AmbiguousExposureError(
+                    f"Tool {tool.name!r} has more than one exposure passing on route "
+                    f"{context.url_name!r}; make their `when` predicates mutually exclusive."
+                )
+            active[tool.name] = (tool, exposure)
+        return tuple(active.values())
+
+    def catalogue(self, url_name: str | None = None) -> dict[str, Any]:
+        """`{"tools": [{name, description, inputSchema, annotations?}]}`, sorted by name.
+
+        With `url_name`, the tools that can appear on that route (predicates ignored; when a tool
+        has several exposures there, the first declared one gives its schema). Without, every tool
+        with the schema of its full input.
+        """
+        entries = []
+        for tool in self.tools():
+            if url_name is None:
+                schema = tool.input_schema()
+            else:
+                exposure = next((e for e in tool.exposures if e.url_name == url_name), None)
+                if exposure is None:
+                    continue
+                schema = tool.schema_for(exposure.binding)
+            entry: dict[str, Any] = {
+                "name": tool.name,
+                "description": str(tool.description),
+                "inputSchema": schema,
+            }
+            if tool.annotations:
+                entry["annotations"] = tool.annotations
+            entries.append(entry)
+        return {"tools": entries}
+
+    def describe(self) -> dict[str, Any]:
+        """Everything that defines the tool set, as plain data: what the fingerprint hashes.
+
+        Text is taken untranslated so that the fingerprint does not depend on the active language.
+        """
+        with translation.override(None):
+            tools = []
+            for tool in self.tools():
+                exposures = [
+                    {
+                        "route": exposure.url_name,
+                        "binding": exposure.binding.value,
+                        "autosubmit": exposure.autosubmit,
+                        "conditional": exposure.when is not None,
+                        "inputSchema": tool.schema_for(exposure.binding),
+                    }
+                    for exposure in tool.exposures
+                ]
+                tools.append(
+                    {
+                        "name": tool.name,
+                        "title": str(tool.title),
+                        "description": str(tool.description),
+                        "annotations": tool.annotations,
+                        "endpoint": tool.endpoint,
+                        "method": tool.method,
+                        "routeParam": tool.route_param,
+                        "inputSchema": tool.input_schema(),
+                        "exposures": sorted(exposures, key=_canonical_json),
+                    }
+                )
+        return {"tools": tools}
+
+    def fingerprint(self) -> str:
+        """ "sha256:<hex>" of the canonical description; the same declarations give the same value in
+        every process. Cached: declarations only change by `register`, which clears it."""
+        if self._fingerprint is None:
+            digest = hashlib.sha256(_canonical_json(self.describe()).encode())
+            self._fingerprint = "sha256:" + digest.hexdigest()
+        return self._fingerprint
+
+    def manifest(self, context: ToolContext) -> dict[str, Any]:
+        """What the browser runtime needs for this request: the tools whose predicates pass, each
+        with the endpoint it calls as a URL template and, for a route-bound tool, the page's values."""
+        return {
+            "fingerprint": self.fingerprint(),
+            "route": context.url_name or None,
+            "stateVersion": context.state.get("stateVersion", 0),
+            "reasons": error_reasons(),
+            "tools": [
+                self._manifest_entry(tool, exposure, context)
+                for tool, exposure in self.active_exposures(context)
+            ],
+        }
+
+    def _manifest_entry(
+        self, tool: ToolDeclaration, exposure: Exposure, context: ToolContext
+    ) -> dict[str, Any]:
+        entry: dict[str, Any] = {"name": tool.name}
+        if tool.title:
+            entry["title"] = str(tool.title)
+        entry["description"] = str(tool.description)
+        entry["inputSchema"] = tool.schema_for(exposure.binding)
+        if tool.annotations:
+            entry["annotations"] = tool.annotations
+        entry["binding"] = exposure.binding.value
+        entry["method"] = tool.method
+        entry["endpoint"] = url_template(tool.endpoint)
+        needs_route_value = exposure.binding is Binding.ROUTE or (
+            exposure.binding is Binding.FORM
+            and tool.route_param
+            and tool.route_param in url_parameters(tool.endpoint)
+        )
+        if needs_route_value:
+            if tool.route_param not in context.url_kwargs:
+                raise RegistryError(
+                    f"Tool {tool.name!r} needs {tool.route_param!r} from the URL of route "
+                    f"{context.url_name!r}, which does not capture it."
+                )
+            entry["routeValues"] = {tool.route_param: _json_value(context.url_kwargs[tool.route_param])}
+        if exposure.binding is Binding.FORM:
+            entry["autosubmit"] = exposure.autosubmit
+        return entry
+
+
+# The default registry: apps declare their tools in `tools.py`, which WebmcpConfig.ready() imports.
+registry = Registry()
 
 
 def catalogue_fingerprint() -> str:
-    canonical = json.dumps(catalogue(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+    """The default registry's fingerprint (cached by the registry), as /health reports it."""
+    return registry.fingerprint()

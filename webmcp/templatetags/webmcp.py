@@ -1,0 +1,89 @@
+"""Template tags that put the registry into a page: `{% load webmcp %}`.
+
+The page renders what the runtime needs (the manifest) and what the browser reads itself (the
+declarative form attributes); both come from the same declarations, and the page writes no tool text.
+"""
+
+from __future__ import annotations
+
+from django import template
+from django.templatetags.static import static
+from django.utils.html import format_html, json_script
+from django.utils.safestring import SafeString, mark_safe
+
+from webmcp import registry as registry_module
+from webmcp.registry import Binding, ToolContext
+
+register = template.Library()
+
+MANIFEST_ELEMENT_ID = "webmcp-manifest"
+
+
+def tool_context(context: template.Context) -> ToolContext | None:
+    """The ToolContext of the page being rendered; None when it has no request or no named route.
+
+    `view_name` rather than `url_name` so that a namespaced route ("app:name") matches its
+    declaration; for a route without a namespace the two are the same.
+    """
+    request = context.get("request")
+    match = getattr(request, "resolver_match", None)
+    if request is None or match is None or not match.url_name:
+        return None
+    return ToolContext(
+        request=request,
+        url_name=match.view_name,
+        url_kwargs=dict(match.kwargs),
+        state=context.get("webmcp_state") or {},
+    )
+
+
+@register.simple_tag(takes_context=True)
+def webmcp_tools(context: template.Context) -> SafeString:
+    """The manifest of this request as `<script type="application/json" id="webmcp-manifest">`.
+
+    json_script escapes <, > and &, so no text in the manifest can close the script element.
+    """
+    registry = registry_module.registry
+    tool_ctx = tool_context(context)
+    if tool_ctx is None:
+        state = context.get("webmcp_state") or {}
+        request = context.get("request")
+        tool_ctx = ToolContext(request=request, url_name="", url_kwargs={}, state=state)
+    return json_script(registry.manifest(tool_ctx), MANIFEST_ELEMENT_ID)
+
+
+@register.simple_tag
+def webmcp_meta() -> SafeString:
+    """The catalogue fingerprint, so a trace or a crawler can tell which tool set a page served."""
+    return format_html('<meta name="webmcp-catalogue" content="{}">', registry_module.registry.fingerprint())
+
+
+@register.simple_tag
+def webmcp_runtime() -> SafeString:
+    """The one script that registers the page's tools (an ES module: deferred, runs once)."""
+    return format_html('<script type="module" src="{}"></script>', static("webmcp/webmcp.js"))
+
+
+@register.simple_tag(takes_context=True)
+def webmcp_form_attrs(context: template.Context, tool_name: str) -> SafeString | str:
+    """` toolname="…" tooldescription="…"` for a form that is `tool_name`'s declarative exposure.
+
+    Renders nothing unless that tool's FORM exposure passes its `when` for this request, so the
+    browser offers the form as a tool exactly when the manifest says the page offers it.
+    """
+    tool_ctx = tool_context(context)
+    if tool_ctx is None:
+        return ""
+    for tool, exposure in registry_module.registry.active_exposures(tool_ctx):
+        if tool.name == tool_name and exposure.binding is Binding.FORM:
+            return _form_attributes(tool.name, str(tool.description), str(tool.title), exposure.autosubmit)
+    return ""
+
+
+def _form_attributes(name: str, description: str, title: str, autosubmit: bool) -> SafeString:
+    html = format_html(' toolname="{}" tooldescription="{}"', name, description)
+    if title:
+        html += format_html(' tooltitle="{}"', title)
+    if autosubmit:
+        html += mark_safe(" toolautosubmit")  # a literal attribute name: nothing to escape
+    return html
