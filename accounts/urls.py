@@ -1,5 +1,10 @@
+"""Account pages under /accounts/: our sign-up, then Django's sign-in, sign-out and password views."""
+
 from django.urls import include, path
 
+from . import views
+
 urlpatterns = [
+    path("signup/", views.signup, name="signup"),
     path("", include("django.contrib.auth.urls")),
 ]

@@ -1,0 +1,24 @@
+"""Merge an anonymous visitor's saved events into the account they sign in to.
+
+The session token survives the session-key rotation that `login()` performs, so it is still in the
+session when `user_logged_in` fires (for sign-in and for the automatic sign-in after sign-up).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.signals import user_logged_in
+from django.dispatch import receiver
+
+from events import services
+from events.visitors import SESSION_TOKEN_KEY
+
+
+@receiver(user_logged_in, dispatch_uid="accounts_merge_saved_events")
+def merge_saved_events(sender, request, user, **kwargs) -> None:
+    session = getattr(request, "session", None)
+    if session is None:
+        return
+    token = session.get(SESSION_TOKEN_KEY, "")
+    if token:
+        services.merge_saved_events(token=token, user=user)
+        session.pop(SESSION_TOKEN_KEY, None)

@@ -1,0 +1,131 @@
+"""The search form of /events/ (layer 3), derived from `EventSearchInput` when this module is imported.
+
+Field names, choices and lengths are read from the serializer's fields, never copied, so the page, the
+API and the `search_events` tool accept exactly the same conditions; `tests/pages/test_search_form.py`
+fails if either side changes alone. The form adds only what a page needs: translated labels, an "all"
+choice for each filter, and a check that the URL holds no parameter the search does not know.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.http import QueryDict
+from django.utils.text import capfirst
+from django.utils.translation import gettext_lazy as _
+from rest_framework import serializers
+
+from events.api.serializers import EventSearchInput
+
+#: Parameters of the list page that are not search conditions.
+PAGE_PARAM = "page"
+
+# Page labels for the serializer's fields; a field without one falls back to the serializer's label.
+LABELS = {
+    "query": _("Keyword"),
+    "location": _("Location"),
+    "price": _("Price"),
+    "level": _("Level"),
+}
+PLACEHOLDERS = {"query": _("e.g. WebMCP, Django, AI")}
+ALL_CHOICE_LABELS = {
+    "location": _("All locations"),
+    "price": _("Any price"),
+    "level": _("All levels"),
+}
+
+
+def form_field_for(name: str, field: serializers.Field) -> forms.Field:
+    """The form field equivalent to one serializer field; an unknown kind fails at import time."""
+    label = LABELS.get(name) or field.label or capfirst(name)
+    # What an agent reads about the parameter: the serializer's own text, as the tool schema says it.
+    attrs = {"toolparamdescription": str(field.help_text)} if field.help_text else {}
+    if isinstance(field, serializers.ChoiceField):
+        empty = ("", ALL_CHOICE_LABELS.get(name, _("All")))
+        return forms.ChoiceField(
+            label=label,
+            required=field.required,
+            choices=[empty, *field.choices.items()],
+            widget=forms.Select(attrs=attrs),
+        )
+    if isinstance(field, serializers.CharField):
+        attrs.update(type="search", autocomplete="off")
+        if name in PLACEHOLDERS:
+            attrs["placeholder"] = PLACEHOLDERS[name]
+        return forms.CharField(
+            label=label,
+            required=field.required,
+            max_length=field.max_length,
+            min_length=field.min_length,
+            strip=field.trim_whitespace,
+            widget=forms.TextInput(attrs=attrs),
+        )
+    raise TypeError(f"No search form field for {name!r} ({type(field).__name__}).")
+
+
+class EventSearchForm(forms.Form):
+    """GET conditions of /events/. Cleaned data holds only the conditions that were given."""
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if isinstance(self.data, QueryDict):
+            unknown = sorted(set(self.data) - set(self.fields) - {PAGE_PARAM})
+            if unknown:
+                self.add_error(
+                    None,
+                    _("These parameters are not search conditions: %(names)s.")
+                    % {"names": ", ".join(unknown)},
+                )
+            repeated = sorted(key for key, values in self.data.lists() if len(values) > 1)
+            if repeated:
+                self.add_error(
+                    None, _("Give each condition once: %(names)s.") % {"names": ", ".join(repeated)}
+                )
+            if page_number(self.data) is None:
+                self.add_error(None, _("The page number must be a whole number from 1."))
+        # The serializer stays the one source of validation: whatever it refuses, the page refuses.
+        serializer = EventSearchInput(data=self.conditions_from(cleaned))
+        if not serializer.is_valid():
+            for name, messages in serializer.errors.items():
+                if name in self.fields and name not in self.errors:
+                    for message in messages:
+                        self.add_error(name, message)
+        return cleaned
+
+    @staticmethod
+    def conditions_from(cleaned: dict[str, Any]) -> dict[str, str]:
+        return {name: value for name, value in cleaned.items() if value not in ("", None)}
+
+    @property
+    def page(self) -> int:
+        if not isinstance(self.data, QueryDict):
+            return 1
+        return page_number(self.data) or 1
+
+    @property
+    def conditions(self) -> dict[str, str]:
+        """The given conditions, in the form's field order (valid forms only)."""
+        return self.conditions_from(self.cleaned_data)
+
+    def described_conditions(self) -> list[dict[str, str]]:
+        """Each given condition with its label and displayed value, e.g. for "no event matches"."""
+        described = []
+        for name, value in self.conditions.items():
+            field = self.fields[name]
+            shown = dict(field.choices).get(value, value) if isinstance(field, forms.ChoiceField) else value
+            described.append({"name": name, "label": str(field.label), "value": str(shown)})
+        return described
+
+
+EventSearchForm.base_fields = EventSearchForm.declared_fields = {
+    name: form_field_for(name, field) for name, field in EventSearchInput().fields.items()
+}
+
+
+def page_number(data: QueryDict) -> int | None:
+    """The requested results page (1 when absent), or None when the value is not a positive integer."""
+    raw = data.get(PAGE_PARAM, "1").strip() or "1"
+    if not raw.isdigit() or int(raw) < 1:
+        return None
+    return int(raw)

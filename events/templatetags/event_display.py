@@ -1,0 +1,83 @@
+"""How an event's time, price and seats read on a page, in the active language and the site's time zone."""
+
+from __future__ import annotations
+
+from django import template
+from django.utils import timezone
+from django.utils.dateformat import format as format_date
+from django.utils.numberformat import format as format_number
+from django.utils.translation import gettext, ngettext, pgettext
+
+from events.choices import Price
+from events.models import Event
+
+register = template.Library()
+
+
+def _date(value) -> str:
+    # Translators: a PHP-style date format (Django's `date` filter), e.g. "Sat, Jan 23, 2027".
+    return format_date(value, pgettext("date format", "D, M j, Y"))
+
+
+@register.filter
+def event_date(event: Event) -> str:
+    """The start date, e.g. "Sat, Jan 23, 2027" / "2027年1月23日（星期六）"."""
+    return _date(timezone.localtime(event.starts_at))
+
+
+@register.filter
+def event_when(event: Event) -> str:
+    """Start and end, e.g. "Sat, Jan 23, 2027, 10:00–12:00" (dates repeated only when they differ)."""
+    start, end = timezone.localtime(event.starts_at), timezone.localtime(event.ends_at)
+    if start.date() == end.date():
+        return gettext("%(date)s, %(start)s–%(end)s") % {
+            "date": _date(start),
+            "start": format_date(start, "H:i"),
+            "end": format_date(end, "H:i"),
+        }
+    return gettext("%(start_date)s, %(start)s – %(end_date)s, %(end)s") % {
+        "start_date": _date(start),
+        "start": format_date(start, "H:i"),
+        "end_date": _date(end),
+        "end": format_date(end, "H:i"),
+    }
+
+
+@register.filter
+def event_hours(event: Event) -> str:
+    """The hours, e.g. "10:00–12:00"; with the end date when the event ends on another day."""
+    start, end = timezone.localtime(event.starts_at), timezone.localtime(event.ends_at)
+    if start.date() == end.date():
+        return f"{format_date(start, 'H:i')}–{format_date(end, 'H:i')}"
+    return gettext("%(start)s – %(end_date)s, %(end)s") % {
+        "start": format_date(start, "H:i"),
+        "end_date": _date(end),
+        "end": format_date(end, "H:i"),
+    }
+
+
+@register.filter
+def event_price(event: Event) -> str:
+    """ "Free", or the amount with its currency, e.g. "TWD 1,200"."""
+    if event.price == Price.FREE or event.price_amount is None:
+        return gettext("Free")
+    return gettext("%(currency)s %(amount)s") % {
+        "currency": event.currency,
+        # Amounts are grouped by thousands in every language (zh-Hant's number format has no separator).
+        "amount": format_number(
+            event.price_amount, ".", decimal_pos=0, grouping=3, thousand_sep=",", force_grouping=True
+        ),
+    }
+
+
+@register.filter
+def event_seats(event: Event) -> str:
+    """ "Full", "3 seats left" or "No seat limit" (uses the `with_seats()` annotation when present)."""
+    if event.capacity is None:
+        return gettext("No seat limit")
+    if event.is_full:
+        return gettext("Full")
+    left = getattr(event, "seats_left", None)
+    if left is None:  # not annotated by a selector: say the capacity rather than count here
+        return ngettext("%(count)s seat", "%(count)s seats", event.capacity) % {"count": event.capacity}
+    return ngettext("%(count)s seat left", "%(count)s seats left", left) % {"count": left}
