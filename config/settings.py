@@ -130,6 +130,8 @@ STORAGES = {
 MAILERS = {
     "default": {"BACKEND": os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")}
 }
+# Absolute links in e-mails (sent after commit, outside any request).
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "AgentReady Events <noreply@localhost>")
 
 SESSION_ENGINE = "django.contrib.sessions.backends.db"

@@ -12,6 +12,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from . import emails
 from .activity import records_activity
 from .choices import Mode, RegistrationStatus
 from .errors import (
@@ -117,7 +118,8 @@ def register_for_event(*, visitor: Visitor, mode: Mode, event_id: str) -> Regist
     """Register the signed-in visitor, or return the registration they already have.
 
     Locks the event row before counting confirmed seats, so concurrent calls cannot oversell.
-    A cancelled registration is re-activated rather than duplicated.
+    A cancelled registration is re-activated rather than duplicated. After commit, a new or
+    re-activated registration is confirmed by e-mail with the event's `.ics` (once, on every path).
     """
     if visitor.user is None:
         raise AuthRequired()
@@ -145,6 +147,7 @@ def register_for_event(*, visitor: Visitor, mode: Mode, event_id: str) -> Regist
         registration, created = previous, False
     else:
         registration, created = Registration.objects.create(user=visitor.user, event=event), True
+    transaction.on_commit(lambda: emails.send_registration_confirmation(registration), robust=True)
     return RegistrationResult(
         registration=registration,
         created=created,

@@ -19,7 +19,11 @@ def _state(context: ToolContext, key: str) -> bool:
 
 
 def can_register_signed_in(context: ToolContext) -> bool:
-    return _state(context, "signed_in") and _state(context, "registration_open") and not _state(context, "registered")
+    return (
+        _state(context, "signed_in")
+        and _state(context, "registration_open")
+        and not _state(context, "registered")
+    )
 
 
 def can_register_anonymous(context: ToolContext) -> bool:
@@ -27,8 +31,9 @@ def can_register_anonymous(context: ToolContext) -> bool:
     return not _state(context, "signed_in") and _state(context, "registration_open")
 
 
-def is_registered(context: ToolContext) -> bool:
-    return _state(context, "registered")
+def can_cancel_here(context: ToolContext) -> bool:
+    """Registered for an event that has not started (afterwards cancelling is refused)."""
+    return _state(context, "registered") and not _state(context, "started")
 
 
 def is_signed_in(context: ToolContext) -> bool:
@@ -130,7 +135,7 @@ cancel_registration = registry.register(
         method="DELETE",
         route_param="event_id",
         exposures=(
-            Exposure(DETAIL, Binding.FORM, when=is_registered),
+            Exposure(DETAIL, Binding.FORM, when=can_cancel_here),
             Exposure(ME, Binding.INPUT, when=is_signed_in),
         ),
         consequential=True,

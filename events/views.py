@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from . import emails, ics, jsonld, selectors, services
+from . import ics, jsonld, selectors, services
 from .choices import Mode
 from .errors import AuthRequired, DomainError, EventNotFound, RegistrationNotFound
 from .forms import PAGE_PARAM, EventSearchForm
@@ -138,7 +138,6 @@ def register_event(request: HttpRequest, event_id: str) -> HttpResponse:
     if result.already_registered:
         messages.info(request, _("You were already registered for this event."))
     else:
-        emails.send_registration_confirmation(result.registration, base_url=request.build_absolute_uri("/"))
         messages.success(request, _("You are registered. A confirmation e-mail is on its way."))
     return _after_write(request, event_id)
 
@@ -202,6 +201,7 @@ def _render_detail(request: HttpRequest, event_id: str, *, region: bool) -> Http
             "registered": details.is_registered,
             "saved": details.is_saved,
             "cancelled": event.is_cancelled,
+            "started": event.has_started(),
         },
     }
     template = "events/event_detail.html#region" if region else "events/event_detail.html"

@@ -109,7 +109,7 @@ def _url_schema(serializer_class: type, name: str, field: serializers.URLField) 
 def _choice_schema(serializer_class: type, name: str, field: serializers.ChoiceField) -> dict[str, Any]:
     values = list(field.choices)
     if field.allow_blank and "" not in values:
-        values.append("")
+        values.insert(0, "")  # first, where a form puts its "any" option
     schema: dict[str, Any] = {}
     if values and all(isinstance(value, str) for value in values):
         schema["type"] = "string"

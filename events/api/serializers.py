@@ -25,11 +25,19 @@ class EventSearchInput(serializers.Serializer):
         max_length=QUERY_MAX_LENGTH,
         help_text="Keyword matched in public event titles or summaries (case-insensitive).",
     )
+    # An empty value means "any", as the person's form sends it; it is never a filter.
     location = serializers.ChoiceField(
-        choices=Location.choices, required=False, help_text="Where the event takes place."
+        choices=Location.choices,
+        required=False,
+        allow_blank=True,
+        help_text="Where the event takes place; empty for any.",
     )
-    price = serializers.ChoiceField(choices=Price.choices, required=False, help_text="Free or paid.")
-    level = serializers.ChoiceField(choices=Level.choices, required=False, help_text="Audience level.")
+    price = serializers.ChoiceField(
+        choices=Price.choices, required=False, allow_blank=True, help_text="Free or paid; empty for any."
+    )
+    level = serializers.ChoiceField(
+        choices=Level.choices, required=False, allow_blank=True, help_text="Audience level; empty for any."
+    )
 
 
 class EventSearchPageInput(EventSearchInput):

@@ -100,8 +100,11 @@ def test_write_on_unknown_event_is_404(signed_in_en_client):
 # ── register / cancel ─────────────────────────────────────────────────────────────────────────
 
 
-def test_register_redirects_with_a_message_and_sends_one_email(signed_in_en_client, user, event):
-    response = signed_in_en_client.post(url(event, "register"))
+def test_register_redirects_with_a_message_and_sends_one_email(
+    signed_in_en_client, user, event, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = signed_in_en_client.post(url(event, "register"))
     assert response.status_code == 302
     assert response["Location"] == f"/events/{event.public_id}/"
     assert Registration.objects.get(user=user, event=event).status == RegistrationStatus.CONFIRMED
@@ -145,9 +148,13 @@ def test_register_for_a_past_event_shows_registration_closed(signed_in_en_client
     assert "already started" in response.content.decode()
 
 
-def test_register_twice_says_already_registered_and_sends_no_second_email(signed_in_en_client, event):
-    signed_in_en_client.post(url(event, "register"))
-    response = signed_in_en_client.post(url(event, "register"), follow=True)
+def test_register_twice_says_already_registered_and_sends_no_second_email(
+    signed_in_en_client, event, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        signed_in_en_client.post(url(event, "register"))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = signed_in_en_client.post(url(event, "register"), follow=True)
     assert "already registered" in follow_messages(response)
     assert len(mail.outbox) == 1
 
@@ -185,10 +192,13 @@ def test_cancel_without_a_registration_is_a_message(signed_in_en_client, event):
     assert "You have no registration for this event." in follow_messages(response)
 
 
-def test_register_again_after_cancel_sends_a_new_confirmation(signed_in_en_client, user, event):
-    signed_in_en_client.post(url(event, "register"))
-    signed_in_en_client.post(url(event, "cancel"), {"confirm": "yes"})
-    signed_in_en_client.post(url(event, "register"))
+def test_register_again_after_cancel_sends_a_new_confirmation(
+    signed_in_en_client, user, event, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        signed_in_en_client.post(url(event, "register"))
+        signed_in_en_client.post(url(event, "cancel"), {"confirm": "yes"})
+        signed_in_en_client.post(url(event, "register"))
     assert Registration.objects.filter(user=user, event=event).count() == 1
     assert len(mail.outbox) == 2
 

@@ -52,7 +52,7 @@ def schema_of(field: serializers.Field) -> dict:
         ),
         (
             serializers.ChoiceField(choices=["x", "y"], allow_blank=True),
-            {"type": "string", "enum": ["x", "y", ""]},
+            {"type": "string", "enum": ["", "x", "y"]},
         ),
         (serializers.ChoiceField(choices=[(1, "one"), (2, "two")]), {"type": "integer", "enum": [1, 2]}),
         (serializers.IntegerField(), {"type": "integer"}),

@@ -161,11 +161,17 @@ function csrfToken() {
 function buildRequest(tool, params) {
   const routeValues = tool.routeValues ?? {};
   const missing = [];
+  const mistyped = [];
   let url = tool.endpoint.replace(/\{([^}]+)\}/g, (_, name) => {
     const value = Object.hasOwn(routeValues, name) ? routeValues[name] : params[name];
     delete params[name];
     if (value === undefined || value === null || value === "") {
       missing.push(name);
+      return "";
+    }
+    // A path loses the JSON type, so only text or a number may stand in it (never an array).
+    if (typeof value !== "string" && typeof value !== "number") {
+      mistyped.push(name);
       return "";
     }
     return encodeURIComponent(String(value));
@@ -184,7 +190,7 @@ function buildRequest(tool, params) {
     headers["Content-Type"] = "application/json";
     body = JSON.stringify(Object.fromEntries(rest));
   }
-  return { url, headers, body, missing };
+  return { url, headers, body, missing, mistyped };
 }
 
 /**
@@ -194,10 +200,13 @@ function buildRequest(tool, params) {
  */
 async function call(tool, params, { signal, afterAnswer = false } = {}) {
   const request = buildRequest(tool, params);
-  if (request.missing.length) {
-    const fields = Object.fromEntries(request.missing.map((name) => [name, ["This field is required."]]));
-    return invalid(`Missing: ${request.missing.join(", ")}.`, "Call the tool again with every required field.",
-      { fields });
+  if (request.missing.length || request.mistyped.length) {
+    const fields = Object.fromEntries([
+      ...request.missing.map((name) => [name, ["This field is required."]]),
+      ...request.mistyped.map((name) => [name, ["Give this field as a string."]]),
+    ]);
+    return invalid(`Missing or mistyped: ${Object.keys(fields).join(", ")}.`,
+      "Call the tool again with every required field, as the schema describes it.", { fields });
   }
   let body;
   try {
@@ -234,7 +243,10 @@ async function freshRegion() {
   if (!window.htmx || !document.querySelector(REGION)) return null;
   let html;
   try {
-    const response = await fetch(location.href, { credentials: "same-origin", headers: { Accept: "text/html" } });
+    const response = await fetch(location.href, {
+      credentials: "same-origin",
+      headers: { Accept: "text/html", "X-Client-Mode": "agent" },
+    });
     html = response.ok ? await response.text() : "";
   } catch (error) {
     console.warn("webmcp: could not reload the page", error);
@@ -265,7 +277,10 @@ async function showResults(form) {
   };
   document.addEventListener("htmx:afterSwap", mark);
   try {
-    await window.htmx.ajax("GET", form.getAttribute("hx-get") || form.action, { source: form });
+    await window.htmx.ajax("GET", form.getAttribute("hx-get") || form.action, {
+      source: form,
+      headers: { "X-Client-Mode": "agent" }, // done for the agent: recorded as its activity
+    });
   } catch (error) {
     console.warn("webmcp: could not show the results", error);
   } finally {
