@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -57,6 +58,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -66,6 +68,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "config.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -127,8 +130,30 @@ STORAGES = {
     },
 }
 
+
+# Development prints mail to the console; production sends it over SMTP (EMAIL_* variables).
+def smtp_options() -> dict[str, object]:
+    options = {
+        "host": os.environ.get("EMAIL_HOST"),
+        "port": int(os.environ["EMAIL_PORT"]) if os.environ.get("EMAIL_PORT") else None,
+        "username": os.environ.get("EMAIL_HOST_USER"),
+        "password": os.environ.get("EMAIL_HOST_PASSWORD"),
+        "use_tls": True if env_bool("EMAIL_USE_TLS", False) else None,
+    }
+    return {key: value for key, value in options.items() if value is not None}
+
+
+EMAIL_BACKEND_PATH = os.environ.get(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.console.EmailBackend"
+    if DEBUG
+    else "django.core.mail.backends.smtp.EmailBackend",
+)
 MAILERS = {
-    "default": {"BACKEND": os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")}
+    "default": {
+        "BACKEND": EMAIL_BACKEND_PATH,
+        "OPTIONS": smtp_options() if EMAIL_BACKEND_PATH.endswith("smtp.EmailBackend") else {},
+    }
 }
 # Absolute links in e-mails (sent after commit, outside any request).
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
@@ -170,6 +195,37 @@ SPECTACULAR_SETTINGS = {
 
 # The envelope reasons the WebMCP runtime produces on its own, in this project's vocabulary.
 WEBMCP_REASONS = {"unavailable": "EVENT_SERVICE_UNAVAILABLE", "routeMismatch": "CURRENT_EVENT_MISMATCH"}
+
+# Security. No inline script anywhere: the WebMCP manifest is data (json_script), the runtime a
+# static module, htmx is configured not to inject styles or evaluate code (see base.html).
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "font-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_HTTPONLY = True  # pages hand the token to scripts in <meta name="csrf-token">
+CSRF_COOKIE_SAMESITE = "Lax"
+# Production behind TLS sets these (README, "Deployment"); off by default so http://127.0.0.1 works.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
+SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
+if env_bool("BEHIND_TLS_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 LOGGING = {
     "version": 1,

@@ -1,7 +1,16 @@
+from django.conf import settings
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from django.utils.csp import CSP
+from django.views.decorators.csp import csp_override
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from . import views
+
+# The docs UI runs Swagger UI from local files with its init script served separately (no inline
+# script); Swagger UI sets inline styles, so only this page allows them.
+docs_view = csp_override({**settings.SECURE_CSP, "style-src": [CSP.SELF, CSP.UNSAFE_INLINE]})(
+    SpectacularSwaggerSplitView.as_view(url_name="api-schema")
+)
 
 urlpatterns = [
     path("events", views.EventSearchApi.as_view(), name="api-search-events"),
@@ -11,5 +20,5 @@ urlpatterns = [
     path("me/saved/<str:event_id>", views.SavedEventApi.as_view(), name="api-save-event"),
     path("me/registrations", views.RegistrationListApi.as_view(), name="api-list-registrations"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("docs/", docs_view, name="api-docs"),
 ]

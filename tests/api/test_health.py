@@ -32,7 +32,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_health_and_api_answer_503_envelope_when_the_database_is_unreachable():
+def test_health_api_and_pages_answer_503_when_the_database_is_unreachable():
     """A real server process whose DATABASE_URL points at a closed port."""
     port, dead_port = _free_port(), _free_port()
     env = {
@@ -51,7 +51,7 @@ def test_health_and_api_answer_503_envelope_when_the_database_is_unreachable():
     )
     try:
         bodies = {}
-        for path in ("/health", "/api/events"):
+        for path in ("/health", "/api/events", "/events/"):
             for _ in range(100):
                 try:
                     urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5)
@@ -68,6 +68,9 @@ def test_health_and_api_answer_503_envelope_when_the_database_is_unreachable():
         status, raw = bodies["/api/events"]
         api = json.loads(raw)
         assert status == 503 and api["code"] == "TEMPORARY_FAILURE" and api["retryable"] is True
+        status, raw = bodies["/events/"]
+        assert status == 503
+        assert "Temporarily unavailable" in raw.decode() and "Traceback" not in raw.decode()
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -44,6 +44,8 @@ def test_registering_through_the_api_sends_the_same_email_once(
 ):
     for _ in range(2):
         with django_capture_on_commit_callbacks(execute=True):
-            signed_in_en_client.post(f"/api/events/{event.public_id}/registration", content_type="application/json")
+            signed_in_en_client.post(
+                f"/api/events/{event.public_id}/registration", content_type="application/json"
+            )
     assert len(mail.outbox) == 1
     assert mail.outbox[0].to == [user.email]

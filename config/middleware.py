@@ -1,0 +1,39 @@
+"""When the database cannot be reached, answer 503 (retryable) instead of a 500.
+
+API views already map database errors through the one exception handler; this covers the pages
+(a friendly page) and anything else on /api or /health (the envelope).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template.loader import render_to_string
+
+from events.api.envelope import error_envelope
+from events.api.errorpages import wants_envelope
+from events.errors import TemporaryFailure
+
+logger = logging.getLogger(__name__)
+
+
+class DatabaseUnavailableMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, OperationalError | InterfaceError):
+            return None
+        logger.error("Database unavailable while serving %s", request.path, exc_info=exception)
+        if wants_envelope(request):
+            response = JsonResponse(error_envelope(TemporaryFailure()), status=503)
+        else:
+            response = HttpResponse(render_to_string("503.html"), status=503)
+        response["Retry-After"] = "30"
+        return response
