@@ -162,12 +162,14 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "AgentReady Events <no
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# With REDIS_URL, cache entries (and so rate-limit counts) are shared by every app server process.
 CACHES = {
     "default": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
         if REDIS_URL
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
+    | {"KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "agentready")}
 }
 
 # Writes per client (user or IP) per minute, counted in the cache above.

@@ -112,7 +112,7 @@ function lost(method, error) {
       "The service did not give a usable answer.",
       "Retry later; do not report this as an empty result.", { retryable: true });
   }
-  return failure("TEMPORARY_FAILURE", "UNKNOWN_OUTCOME",
+  return failure("UNKNOWN_OUTCOME", "RESPONSE_LOST",
     "The request was sent but its answer was lost: it may or may not have taken effect.",
     "Check the current state (read it again) before retrying; do not assume it failed.");
 }
