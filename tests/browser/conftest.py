@@ -83,7 +83,21 @@ def server(django_db_setup, django_db_blocker) -> Iterator[str]:
             thread.terminate()
             for conn in overrides.values():
                 conn.dec_thread_sharing()
+            _close_server_sessions()
             call_command("flush", interactive=False, verbosity=0)
+
+
+def _close_server_sessions() -> None:
+    """Keep-alive handler threads of the live server may still hold PostgreSQL sessions; end them so
+    the test database can be dropped at the end of the run."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
 
 
 @pytest.fixture
