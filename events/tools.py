@@ -50,9 +50,10 @@ search_events = registry.register(
         title="Search events",
         description=(
             "Search public upcoming events by keyword, location, price and level, and show the results "
-            "in the page's event list. All conditions are optional and combined; a search that matches "
-            "nothing returns count 0 and must not be retried with fewer conditions unless the person asks. "
-            "Read-only: never saves or registers."
+            "in the page's event list. All conditions are optional and combined. A condition you leave out "
+            "keeps the value already in the page's form; send an empty string to clear it, and check "
+            "appliedFilters in the result. A search that matches nothing returns count 0 and must not be "
+            "retried with fewer conditions unless the person asks. Read-only: never saves or registers."
         ),
         input_serializer=EventSearchInput,
         endpoint="api-search-events",

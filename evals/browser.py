@@ -1,0 +1,257 @@
+"""Chromium with WebMCP, driven by Playwright: open a case's page, prepare it, list and call its tools.
+
+Launch flags are those of ../shared/reference/webmcp-in-chromium.md (WebMCP on, loopback only). Each case
+gets a fresh browser context (no cookies), so cases cannot see each other's saves or sign-ins.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--enable-features=WebMCP",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
+]
+CALL_TIMEOUT_MS = 15_000
+PAGE_TEXT_LIMIT = 4_000
+
+# Start a call without awaiting it: a declarative form without autosubmit waits for a person's click.
+_START_CALL = """async ([name, input]) => {
+    window.__evalsCall = undefined;
+    const tool = (await document.modelContext.getTools()).find((t) => t.name === name);
+    if (!tool) { window.__evalsCall = {error: `no tool ${name}`}; return; }
+    document.modelContext.executeTool(tool, input).then(
+        (text) => { window.__evalsCall = {text}; },
+        (error) => { window.__evalsCall = {error: String(error)}; });
+}"""
+_CALL_STATE = """() => {
+    if (window.__evalsCall !== undefined) return {done: true, outcome: window.__evalsCall};
+    let button = null;
+    try { button = document.querySelector(':tool-submit-active'); } catch (e) { /* older build */ }
+    const active = document.activeElement;
+    const form = active && active.form;
+    if (!button && form && active.type === 'submit' && form.hasAttribute('toolname')) button = active;
+    return {done: false, waitingForPerson: !!button,
+            button: button ? (button.textContent || button.value || '').trim() : null,
+            form: button && button.form ? (button.form.getAttribute('toolname') || button.form.id) : null};
+}"""
+
+
+class BrowserError(RuntimeError):
+    """The page could not be prepared as the case says."""
+
+
+@contextmanager
+def launch(headless: bool = True):
+    """One Chromium for a whole run."""
+    if not CHROMIUM.exists():
+        raise BrowserError(f"{CHROMIUM} is missing (`make chromium` installs Debian's chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=headless, args=CHROMIUM_ARGS
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@dataclass
+class CallRecord:
+    functionName: str
+    args: Any
+    result: Any = None
+    error: str | None = None
+    confirmedByRunner: bool = False
+    confirmation: dict | None = None
+    ms: int = 0
+    toolsAfter: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        data = {
+            "functionName": self.functionName,
+            "args": self.args,
+            "result": self.result,
+            "ms": self.ms,
+            "toolsAfter": self.toolsAfter,
+        }
+        if self.error:
+            data["error"] = self.error
+        if self.confirmedByRunner:
+            data["confirmedByRunner"] = True
+            data["confirmation"] = self.confirmation
+        return data
+
+
+class CasePage:
+    """A case's page in its own context: setup applied, tools listed and called as an agent would."""
+
+    def __init__(self, browser, base_url: str, route: str, locale: str = "en-US") -> None:
+        self.base_url = base_url.rstrip("/")
+        self.route = route
+        self.context = browser.new_context(
+            base_url=self.base_url, locale=locale, viewport={"width": 1280, "height": 900}
+        )
+        self.context.set_default_timeout(CALL_TIMEOUT_MS)
+        self.page = self.context.new_page()
+        self.setup_log: dict = {}
+
+    def close(self) -> None:
+        self.context.close()
+
+    # ---- setup -----------------------------------------------------------------------------------
+
+    def sign_up(self) -> str:
+        """Create and sign in a fresh account through the sign-up page, as a person would."""
+        username = f"eval-{secrets.token_hex(4)}"
+        password = f"Ev-{secrets.token_urlsafe(12)}"
+        page = self.page
+        page.goto("/accounts/signup/")
+        page.fill("[name=username]", username)
+        page.fill("[name=email]", f"{username}@example.com")
+        page.fill("[name=password1]", password)
+        page.fill("[name=password2]", password)
+        with page.expect_navigation():
+            page.locator("form[action*='signup'] button[type=submit]").click()
+        if "/accounts/signup/" in page.url:
+            raise BrowserError("sign-up did not complete (the form came back)")
+        self.setup_log["signedIn"] = {"username": username, "via": "/accounts/signup/"}
+        return username
+
+    def open(self) -> None:
+        self.page.goto(self.route)
+        self.setup_log["url"] = self.page.url
+        self.wait_for_tools()
+
+    def block(self, url: str, times: int | None = None) -> None:
+        """Abort matching requests from now on (the page itself is already loaded)."""
+        self.page.route(url, lambda route: route.abort(), times=times)
+        self.setup_log.setdefault("blocked", []).append({"url": url, "times": times})
+
+    # ---- tools -----------------------------------------------------------------------------------
+
+    def manifest_tools(self) -> list[str] | None:
+        node = self.page.locator("#webmcp-manifest")
+        if node.count() == 0:
+            return None
+        try:
+            return sorted(
+                tool["name"] for tool in json.loads(node.first.text_content() or "{}").get("tools", [])
+            )
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def tools(self) -> list[dict]:
+        return self.page.webmcp.tools()
+
+    def tool_names(self) -> list[str]:
+        return sorted(tool["name"] for tool in self.tools())
+
+    def wait_for_tools(self, timeout_ms: int = 5_000) -> list[str]:
+        """Until the registered tools equal the page's manifest (form tools appear a task late, and
+        tools follow a write's re-render); without a manifest, until the list holds still."""
+        deadline = time.monotonic() + timeout_ms / 1000
+        previous: list[str] | None = None
+        while True:
+            names = self.tool_names()
+            wanted = self.manifest_tools()
+            if (wanted is not None and names == wanted) or (wanted is None and names == previous and names):
+                return names
+            if time.monotonic() > deadline:
+                self.setup_log.setdefault("warnings", []).append(
+                    f"tools on {self.page.url} were {names}, the manifest says {wanted}"
+                )
+                return names
+            previous = names
+            self.page.wait_for_timeout(60)
+
+    def call(self, name: str, args: Any, *, confirm: bool = True) -> CallRecord:
+        """Call a tool as the agent; a call that waits for a person's confirmation is confirmed by
+        clicking the focused submit button (and the record says so)."""
+        started = time.monotonic()
+        record = CallRecord(name, args)
+        try:
+            tools = {tool["name"]: tool for tool in self.tools()}
+            tool = tools.get(name)
+            if tool is None:
+                record.error = f"No tool named {name!r} on this page; its tools are {sorted(tools)}."
+            elif (tool.get("annotations") or {}).get("consequential") or self._waits_for_person(name):
+                self._call_with_confirmation(record, confirm)
+            else:
+                record.result = self.page.webmcp.call_tool(name, args, timeout=CALL_TIMEOUT_MS)
+        except Exception as error:  # a failed call is recorded, never raised
+            record.error = f"{type(error).__name__}: {error}".splitlines()[0]
+        record.ms = round((time.monotonic() - started) * 1000)
+        try:
+            record.toolsAfter = self.wait_for_tools(timeout_ms=3_000)
+        except Exception:  # the page may have navigated away
+            record.toolsAfter = []
+        return record
+
+    def _waits_for_person(self, name: str) -> bool:
+        """A declarative form tool without `toolautosubmit` completes only when a person submits."""
+        return self.page.evaluate(
+            """(name) => {
+                const form = [...document.querySelectorAll('form[toolname]')]
+                    .find((f) => f.getAttribute('toolname') === name);
+                return !!form && !form.hasAttribute('toolautosubmit');
+            }""",
+            name,
+        )
+
+    def _call_with_confirmation(self, record: CallRecord, confirm: bool) -> None:
+        page = self.page
+        page.evaluate(_START_CALL, [record.functionName, record.args])
+        deadline = time.monotonic() + CALL_TIMEOUT_MS / 1000
+        while time.monotonic() < deadline:
+            state = page.evaluate(_CALL_STATE)
+            if state["done"]:
+                outcome = state["outcome"]
+                if "error" in outcome:
+                    record.error = outcome["error"]
+                else:
+                    record.result = _parse(outcome["text"])
+                return
+            if state["waitingForPerson"] and not record.confirmedByRunner:
+                if not confirm:
+                    record.error = "the call waits for a person's confirmation, which this run does not give"
+                    return
+                page.locator(":focus").click()
+                record.confirmedByRunner = True
+                record.confirmation = {"button": state["button"], "form": state["form"], "by": "runner click"}
+            page.wait_for_timeout(50)
+        record.error = f"no answer within {CALL_TIMEOUT_MS} ms"
+
+    # ---- what an agent sees ----------------------------------------------------------------------
+
+    def context_text(self) -> dict:
+        """URL, title and the visible text of the main region, for the model's system prompt."""
+        page = self.page
+        text = page.evaluate("() => (document.querySelector('main') || document.body).innerText || ''")
+        text = "\n".join(line.strip() for line in text.splitlines() if line.strip())
+        return {"url": page.url, "title": page.title(), "text": text[:PAGE_TEXT_LIMIT]}
+
+
+def _parse(text: Any) -> Any:
+    if not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

@@ -1,0 +1,145 @@
+"""Grade one case's trace: the webmcp-evals trajectory match, then this project's rules from the seeds.
+
+Rules on top of the upstream matcher (each one can only turn a pass into a fail):
+
+- `no-call-allowed` — a NO case (small talk, a request the site cannot serve, a question the page text
+  already answers) passes only when no tool was called at all.
+- `relaxed-after-zero` — after a `search_events` call that succeeded with count 0, a later
+  `search_events` must keep every filter of that search with the same value (`null` and `""` count as
+  absent) and keep a keyword if it had one (rewording it is allowed, dropping it is not), unless the
+  case says the person allowed a looser search (`allowRelaxAfterZero`).
+- `invented-argument` — with `exactArguments`, a matched call may not carry argument keys the case
+  does not expect (subset matching alone would accept an invented `query`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .bank import Case
+from .matcher import Call, Row, evaluate_trajectory, is_constraint
+
+SEARCH_TOOL = "search_events"
+
+
+@dataclass
+class Grade:
+    outcome: str  # "pass" | "fail"
+    rows: list[Row]
+    violations: list[dict] = field(default_factory=list)
+
+    @property
+    def reasons(self) -> list[str]:
+        reasons = [f"{violation['rule']}: {violation['detail']}" for violation in self.violations]
+        for row in self.rows:
+            if row.outcome == "fail" and row.detail not in reasons:
+                reasons.append(row.detail)
+        return reasons
+
+    def as_dict(self) -> dict:
+        return {
+            "outcome": self.outcome,
+            "rows": [row.as_dict() for row in self.rows],
+            "violations": self.violations,
+            "reasons": self.reasons,
+        }
+
+
+def conditions(arguments: Any) -> dict[str, str]:
+    """The search conditions a call asked for; empty values mean "any" and are left out."""
+    if not isinstance(arguments, dict):
+        return {}
+    found = {}
+    for key, value in arguments.items():
+        if value is None or (isinstance(value, str) and not value.strip()):
+            continue
+        found[key] = value.strip().casefold() if isinstance(value, str) else value
+    return found
+
+
+def is_zero_result(result: Any) -> bool:
+    return isinstance(result, dict) and result.get("ok") is True and result.get("count") == 0
+
+
+def _keeps(key: str, value: Any, asked: dict) -> bool:
+    """A filter must come back unchanged; the keyword may be reworded but not dropped."""
+    if key == "query":
+        return key in asked
+    return asked.get(key) == value
+
+
+def relaxed_after_zero(calls: list[Call]) -> list[dict]:
+    violations = []
+    zero_searches: list[tuple[int, dict]] = []
+    for index, call in enumerate(calls):
+        if call.functionName != SEARCH_TOOL:
+            continue
+        asked = conditions(call.args)
+        for earlier, kept in zero_searches:
+            loosened = sorted(key for key, value in kept.items() if not _keeps(key, value, asked))
+            if loosened:
+                violations.append(
+                    {
+                        "rule": "relaxed-after-zero",
+                        "callIndex": index,
+                        "detail": (
+                            f"call {index} searched again after call {earlier} found nothing, dropping or "
+                            f"changing {', '.join(loosened)} without the person's say-so"
+                        ),
+                    }
+                )
+                break
+        if is_zero_result(call.result):
+            zero_searches.append((index, asked))
+    return violations
+
+
+def invented_arguments(rows: list[Row]) -> list[dict]:
+    violations = []
+    for row in rows:
+        if row.outcome != "pass" or row.expected is None or row.actual is None:
+            continue
+        expected = row.expected.get("arguments")
+        if not isinstance(expected, dict) or is_constraint(expected):
+            continue
+        extra = sorted(set(conditions(row.actual.args)) - set(expected))
+        if extra:
+            violations.append(
+                {
+                    "rule": "invented-argument",
+                    "callIndex": row.index,
+                    "detail": (
+                        f"{row.actual.functionName} was given {', '.join(extra)}, "
+                        "which the person never asked for"
+                    ),
+                }
+            )
+    return violations
+
+
+def grade(case: Case, calls: list[Call]) -> Grade:
+    rows = evaluate_trajectory(case.expectedCall, calls)
+    violations: list[dict] = []
+    if "NO" in case.meta.tags and calls:
+        violations.append(
+            {
+                "rule": "no-call-allowed",
+                "callIndex": 0,
+                "detail": f"{len(calls)} tool call(s) made; this question needs none",
+            }
+        )
+    if not case.meta.allowRelaxAfterZero:
+        violations += relaxed_after_zero(calls)
+    if case.meta.exactArguments:
+        violations += invented_arguments(rows)
+    passed = all(row.outcome == "pass" for row in rows) and not violations
+    return Grade("pass" if passed else "fail", rows, violations)
+
+
+def calls_from_trace(trace: dict) -> list[Call]:
+    """The graded calls of a trace (setup calls made before the conversation are not graded)."""
+    return [
+        Call(record["functionName"], record.get("args"), record.get("result"))
+        for record in trace.get("calls", [])
+    ]

@@ -1,0 +1,167 @@
+"""Reports: one JSON (everything, re-gradable), one text table and one HTML page per run.
+
+Files are `evals/reports/<UTC timestamp>-<mode>.{json,txt,html}`; an existing name is never reused, so
+earlier results (failures included) stay on disk next to later ones.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import json
+from pathlib import Path
+
+REPORTS_DIR = Path(__file__).resolve().parent / "reports"
+OUTCOMES = ("pass", "fail", "error", "rerun_required")
+
+
+def utc_now() -> str:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def totals(cases: list[dict]) -> dict:
+    counts = {outcome: 0 for outcome in OUTCOMES}
+    for case in cases:
+        counts[case["outcome"]] = counts.get(case["outcome"], 0) + 1
+    counts["total"] = len(cases)
+    return counts
+
+
+def exit_code(report: dict) -> int:
+    """0 all passed; 1 a case failed or errored; 3 nothing failed but results must be rerun."""
+    counts = report["totals"]
+    if counts.get("fail") or counts.get("error"):
+        return 1
+    if counts.get("rerun_required"):
+        return 3
+    return 0
+
+
+def _reserve(directory: Path, stem: str) -> Path:
+    """A stem no earlier report uses (`-2`, `-3`… appended when needed), claimed by creating its JSON."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for attempt in range(1, 1000):
+        candidate = stem if attempt == 1 else f"{stem}-{attempt}"
+        if any((directory / f"{candidate}{suffix}").exists() for suffix in (".txt", ".html")):
+            continue
+        try:
+            with open(directory / f"{candidate}.json", "x", encoding="utf-8"):
+                return directory / candidate
+        except FileExistsError:
+            continue
+    raise RuntimeError(f"no free report name for {stem} in {directory}")
+
+
+def write(report: dict, directory: Path | None = None) -> dict[str, Path]:
+    directory = directory or REPORTS_DIR
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    base = _reserve(directory, f"{stamp}-{report['mode']}")
+    paths = {kind: base.with_name(base.name + f".{kind}") for kind in ("json", "txt", "html")}
+    report["files"] = {kind: str(path) for kind, path in paths.items()}
+    paths["json"].write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    paths["txt"].write_text(text_report(report), encoding="utf-8")
+    paths["html"].write_text(html_report(report), encoding="utf-8")
+    return paths
+
+
+def _calls_summary(case: dict) -> str:
+    calls = (case.get("trace") or {}).get("calls", [])
+    if not calls:
+        return "(no call)"
+    return " > ".join(call["functionName"] + ("*" if call.get("confirmedByRunner") else "") for call in calls)
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def header_lines(report: dict) -> list[str]:
+    health = report.get("health", {})
+    start, end = health.get("start", {}), health.get("end", {})
+    lines = [
+        f"AgentReady Events — eval run ({report['mode']})",
+        f"started   {report.get('startedAt')}   finished {report.get('finishedAt')}",
+        f"site      {report.get('baseUrl')}"
+        + ("   (server started by the runner)" if report.get("serverStartedByRunner") else ""),
+        f"revision  {start.get('revision')}"
+        + ("   WORKING TREE DIRTY: uncommitted changes ran" if report.get("workingTreeDirty") else ""),
+        f"catalogue {start.get('toolCatalogueFingerprint')}",
+    ]
+    if start != end:
+        lines.append(
+            f"/health CHANGED during the run: end revision {end.get('revision')}, "
+            f"catalogue {end.get('toolCatalogueFingerprint')}"
+        )
+    if report.get("browser"):
+        lines.append(f"browser   Chromium {report['browser'].get('chromium')} (--enable-features=WebMCP)")
+    if report.get("model"):
+        model = report["model"]
+        lines.append(
+            f"model     {model.get('model')} at {model.get('baseUrl')}   max steps {report.get('maxSteps')}"
+        )
+    if report.get("gradedFrom"):
+        lines.append(f"regraded  {report['gradedFrom']} ({report.get('originalMode')})")
+    lines.append(f"bank      {report.get('bank', {}).get('digest')}")
+    return lines
+
+
+def text_report(report: dict) -> str:
+    cases = report["cases"]
+    name_width = min(max([len(case["name"]) for case in cases] + [4]), 60)
+    lines = [*header_lines(report), ""]
+    lines.append(
+        f"{'#':>3}  {'outcome':<14}  {'case':<{name_width}}  {'calls (* = confirmed by the runner)':<44}  why"
+    )
+    lines.append("-" * (3 + 2 + 14 + 2 + name_width + 2 + 44 + 2 + 30))
+    for position, case in enumerate(cases, 1):
+        why = "; ".join(case.get("reasons") or []) or "-"
+        lines.append(
+            f"{position:>3}  {case['outcome']:<14}  {_clip(case['name'], name_width):<{name_width}}  "
+            f"{_clip(_calls_summary(case), 44):<44}  {why}"
+        )
+    counts = report["totals"]
+    lines += [
+        "",
+        f"total {counts['total']}: pass {counts['pass']}, fail {counts['fail']}, error {counts['error']}, "
+        f"rerun_required {counts['rerun_required']}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def html_report(report: dict) -> str:
+    escape = html.escape
+    rows = []
+    for position, case in enumerate(report["cases"], 1):
+        why = "; ".join(case.get("reasons") or []) or "-"
+        trace = json.dumps(
+            {"case": case.get("case"), "trace": case.get("trace"), "grading": case.get("grading")},
+            ensure_ascii=False,
+            indent=2,
+        )
+        rows.append(
+            f"<tr class='{escape(case['outcome'])}'><td>{position}</td><td>{escape(case['outcome'])}</td>"
+            f"<td>{escape(case['name'])}</td><td>{escape(_calls_summary(case))}</td><td>{escape(why)}</td></tr>"
+            f"<tr><td></td><td colspan='4'><details><summary>trace</summary><pre>{escape(trace)}</pre>"
+            "</details></td></tr>"
+        )
+    header = "<br>".join(escape(line) for line in header_lines(report))
+    counts = report["totals"]
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Eval run {escape(report["mode"])}</title>
+<style>
+body {{ font: 14px/1.4 system-ui, sans-serif; margin: 2rem; }}
+table {{ border-collapse: collapse; width: 100%; }}
+td, th {{ border-bottom: 1px solid #ddd; padding: .3rem .5rem; text-align: left; vertical-align: top; }}
+tr.pass td:nth-child(2) {{ color: #176b2c; }}
+tr.fail td:nth-child(2), tr.error td:nth-child(2) {{ color: #a31515; }}
+tr.rerun_required td:nth-child(2) {{ color: #8a5a00; }}
+pre {{ white-space: pre-wrap; font-size: 12px; background: #f6f6f6; padding: .5rem; }}
+</style></head><body>
+<h1>Eval run — {escape(report["mode"])}</h1><p>{header}</p>
+<p>total {counts["total"]}: pass {counts["pass"]}, fail {counts["fail"]}, error {counts["error"]},
+rerun_required {counts["rerun_required"]}</p>
+<table><thead><tr><th>#</th><th>outcome</th><th>case</th><th>calls (* = confirmed by the runner)</th>
+<th>why</th></tr></thead><tbody>
+{"".join(rows)}
+</tbody></table></body></html>
+"""

@@ -1,0 +1,23 @@
+"""Settings for the server the eval runner starts: the project's settings, made local and throwaway.
+
+The runner sets EVALS_SQLITE_PATH to a file in a temporary directory, migrates it and loads the demo data,
+so every run starts from the same catalogue. Whatever the caller's environment says (CI exports a
+PostgreSQL DATABASE_URL, maybe REDIS_URL or SMTP settings), this server touches nothing shared: its own
+database, its own in-process cache (so its rate-limit counts are its own), mail printed to its log, and
+plain-HTTP cookies on 127.0.0.1.
+"""
+
+import os
+
+from config.settings import *  # noqa: F403 (the project's settings, with the shared resources swapped)
+
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": os.environ["EVALS_SQLITE_PATH"],
+    }
+}
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "KEY_PREFIX": "evals"}}
+MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend", "OPTIONS": {}}}
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
+SECURE_SSL_REDIRECT = False

@@ -1,0 +1,236 @@
+"""STUB model service: a small, deterministic OpenAI-compatible `/v1/chat/completions` for tests.
+
+It is not a model. It stands in for an outside model service, which cannot run here, so that CI can
+exercise model mode end to end — the request the runner sends, the tool calls executed on the page, the
+tool results fed back, the step loop, the trace and the grader. Its answers are scripted from the bank
+itself; the `model` field of a request picks the script:
+
+- `stub-good` — makes exactly the case's expected calls (smoke arguments where the case uses operators),
+  one per turn, then answers. Every case should pass.
+- `stub-relax-after-zero` — like `stub-good`, but after a search that found nothing it searches again
+  without the level, then without the price (the seeds' ARG-01 attempt 1). The grader must fail it.
+- `stub-tool-for-small-talk` — like `stub-good`, but when the case expects no call it calls a tool
+  anyway (the first offered tool that needs no argument, with `{}`). The grader must fail it.
+
+Run it by hand: `python -m evals.stub_model --port 8799`, then
+`EVALS_BASE_URL=http://127.0.0.1:8799/v1 EVALS_MODEL=stub-good python -m evals model`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from .bank import Case, load_bank
+from .grading import is_zero_result
+from .model import chat_messages
+
+POLICIES = ("stub-good", "stub-relax-after-zero", "stub-tool-for-small-talk")
+RELAX_ORDER = ("level", "price", "location")
+
+
+def _first_user_text(messages: list[dict]) -> str | None:
+    return next((m.get("content") for m in messages if m.get("role") == "user"), None)
+
+
+def _since_last_user(messages: list[dict]) -> list[dict]:
+    last = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    return messages[last + 1 :]
+
+
+class Script:
+    """Decides the next assistant message for a conversation, given the bank."""
+
+    def __init__(self, cases: list[Case]) -> None:
+        self.by_prompt = {}
+        for case in cases:
+            text = _first_user_text(chat_messages(case.messages))
+            self.by_prompt.setdefault(text, case)
+
+    def reply(self, policy: str, messages: list[dict], tools: list[dict]) -> dict:
+        case = self.by_prompt.get(_first_user_text(messages))
+        turn = _since_last_user(messages)
+        made = [call for m in turn if m.get("role") == "assistant" for call in m.get("tool_calls") or []]
+        results = [m for m in turn if m.get("role") == "tool"]
+        planned = case.smoke_calls() if case else []
+        if policy == "stub-tool-for-small-talk" and not planned and not made:
+            offered = sorted(tools, key=lambda tool: tool["function"]["name"])
+            free = [tool for tool in offered if not tool["function"].get("parameters", {}).get("required")]
+            if free:
+                return self._call(free[0]["function"]["name"], {}, len(made))
+        if policy == "stub-relax-after-zero":
+            relaxed = self._relax(made, results)
+            if relaxed is not None:
+                return (
+                    relaxed if relaxed else self._answer("stub: nothing matched, even with fewer conditions")
+                )
+        if len(made) < len(planned):
+            nxt = planned[len(made)]
+            return self._call(nxt["functionName"], nxt["arguments"], len(made))
+        return self._answer(f"stub: done after {len(made)} call(s)" if case else "stub: unknown conversation")
+
+    def _relax(self, made: list[dict], results: list[dict]) -> dict | None:
+        """After a zero-result search: the next looser search ({} when out of filters); else None."""
+        searches = [
+            (call, result)
+            for call, result in zip(made, results, strict=False)
+            if call["function"]["name"] == "search_events"
+        ]
+        zero_seen = any(is_zero_result(_json(result.get("content"))) for _, result in searches)
+        if not zero_seen:
+            return None
+        last_args = _json(searches[-1][0]["function"].get("arguments")) or {}
+        if not is_zero_result(_json(searches[-1][1].get("content"))):
+            return {}
+        for key in RELAX_ORDER:
+            if last_args.get(key):
+                looser = {k: v for k, v in last_args.items() if k != key}
+                return self._call("search_events", looser, len(made))
+        return {}
+
+    @staticmethod
+    def _call(name: str, arguments: Any, position: int) -> dict:
+        return {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": f"call_{position + 1}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)},
+                }
+            ],
+        }
+
+    @staticmethod
+    def _answer(text: str) -> dict:
+        return {"role": "assistant", "content": text}
+
+
+def _json(text: Any) -> Any:
+    if not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+class StubModelServer:
+    """`with StubModelServer() as stub: stub.base_url` — the stub on 127.0.0.1, in a thread."""
+
+    def __init__(self, cases: Path | str | None = None, port: int = 0) -> None:
+        self.script = Script(load_bank(cases))
+        self.requests: list[dict] = []
+        self._lock = threading.Lock()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self._thread: threading.Thread | None = None
+
+    def _handler(self):
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # keep test output quiet
+                pass
+
+            def _send(self, status: int, body: dict) -> None:
+                data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/") in ("/v1/models", "/models"):
+                    self._send(
+                        200, {"object": "list", "data": [{"id": p, "object": "model"} for p in POLICIES]}
+                    )
+                else:
+                    self._send(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
+
+            def do_POST(self) -> None:
+                if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+                    self._send(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
+                    return
+                length = int(self.headers.get("Content-Length") or 0)
+                try:
+                    body = json.loads(self.rfile.read(length).decode("utf-8"))
+                except ValueError:
+                    self._send(
+                        400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}}
+                    )
+                    return
+                with stub._lock:
+                    stub.requests.append({"body": body, "authorization": self.headers.get("Authorization")})
+                policy = body.get("model")
+                if policy not in POLICIES:
+                    self._send(
+                        400,
+                        {
+                            "error": {
+                                "message": f"unknown model {policy!r}; the stub knows {POLICIES}",
+                                "type": "invalid_request_error",
+                            }
+                        },
+                    )
+                    return
+                message = stub.script.reply(policy, body.get("messages") or [], body.get("tools") or [])
+                finish = "tool_calls" if message.get("tool_calls") else "stop"
+                self._send(
+                    200,
+                    {
+                        "id": f"stub-{len(stub.requests)}",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": policy,
+                        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+                    },
+                )
+
+        return Handler
+
+    def start(self) -> str:
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name="stub-model", daemon=True)
+        self._thread.start()
+        return self.base_url
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> StubModelServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m evals.stub_model", description="STUB model service for tests"
+    )
+    parser.add_argument("--port", type=int, default=8799)
+    parser.add_argument("--cases", type=Path)
+    args = parser.parse_args(argv)
+    stub = StubModelServer(args.cases, args.port)
+    print(f"STUB model service (not a model) at {stub.base_url}; models: {', '.join(POLICIES)}", flush=True)
+    try:
+        stub.httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stub.httpd.server_close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""The runner end to end: `python -m evals` against one seeded server, in Chromium with WebMCP.
+
+Each run is a subprocess (its own Playwright, its own Chromium), all against the one server this module
+starts. Model mode talks to the STUB model service (evals/stub_model.py) on 127.0.0.1: it replaces an
+outside model service, which cannot run here, with scripted policies, so these tests check the loop,
+the trace and the grader — not any model's judgement.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evals.bank import load_bank
+from evals.browser import CHROMIUM
+from evals.server import PROJECT_DIR, SeededServer
+from evals.stub_model import StubModelServer
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed (make chromium)"),
+]
+
+
+@pytest.fixture(scope="module")
+def site():
+    with SeededServer() as server:
+        yield server.base_url
+
+
+@pytest.fixture(scope="module")
+def stub():
+    with StubModelServer() as server:
+        yield server
+
+
+def run_evals(tmp_path: Path, *args: str, env: dict | None = None) -> tuple[int, dict, str]:
+    reports = tmp_path / "reports"
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("EVALS_")}
+    environment.update(env or {})
+    done = subprocess.run(
+        [sys.executable, "-m", "evals", *args, "--reports", str(reports)],
+        cwd=PROJECT_DIR,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    [report_file] = reports.glob("*.json")
+    return done.returncode, json.loads(report_file.read_text(encoding="utf-8")), done.stdout + done.stderr
+
+
+def by_name(report: dict) -> dict[str, dict]:
+    return {entry["name"]: entry for entry in report["cases"]}
+
+
+def test_smoke_runs_every_case_of_the_bank_and_each_passes(site, tmp_path):
+    """No model: every case's expected calls on the live pages, one Chromium, one server."""
+    code, report, output = run_evals(tmp_path, "smoke", "--base-url", site)
+    bank = load_bank()
+    assert code == 0, output
+    assert report["totals"] == {
+        "pass": len(bank),
+        "fail": 0,
+        "error": 0,
+        "rerun_required": 0,
+        "total": len(bank),
+    }
+    assert [entry["name"] for entry in report["cases"]] == [case.name for case in bank]
+    assert output.count("] PASS") == len(bank)  # one progress line per case
+    start = report["health"]["start"]
+    assert start["revision"] and start["toolCatalogueFingerprint"].startswith("sha256:")
+    assert report["health"]["end"] == start
+    cases = by_name(report)
+    for entry in cases.values():
+        assert entry["health"]["before"]["revision"] == start["revision"]
+    register = next(entry for name, entry in cases.items() if name.startswith("WRITE-03"))
+    [call] = register["trace"]["calls"]
+    assert call["confirmedByRunner"] is True and call["result"]["registration"]["status"] == "confirmed"
+    assert register["trace"]["setup"]["signedIn"]["via"] == "/accounts/signup/"
+    blocked = next(entry for name, entry in cases.items() if name.startswith("RECOVERY-02"))
+    assert [c["result"]["ok"] for c in blocked["trace"]["calls"]] == [False, True]
+    assert all(entry["trace"]["calls"] == [] for name, entry in cases.items() if name.startswith("NO-"))
+    text = Path(report["files"]["txt"]).read_text(encoding="utf-8")
+    assert start["revision"] in text and "pass" in text
+    assert Path(report["files"]["html"]).exists()
+
+
+GOOD_SAMPLE = ["SEL-01", "ARG-04", "ARG-05", "ORD-01", "NAV-01", "RECOVERY", "WRITE", "AUTH-01", "NO-01 en"]
+
+
+def test_model_mode_with_the_good_stub_policy_passes_and_keeps_the_whole_trace(site, stub, tmp_path):
+    """The STUB model service stands in for an outside model (none can run here): its `stub-good`
+    policy makes each case's expected calls, so the loop, the page calls and the grader must all pass."""
+    only = [arg for item in GOOD_SAMPLE for arg in ("--only", item)]
+    env = {"EVALS_BASE_URL": stub.base_url, "EVALS_MODEL": "stub-good", "EVALS_API_KEY": "not-a-secret"}
+    code, report, output = run_evals(tmp_path, "model", "--base-url", site, *only, env=env)
+    assert code == 0, output
+    assert report["totals"]["pass"] == report["totals"]["total"] >= 10
+    assert report["model"] == {"baseUrl": stub.base_url, "model": "stub-good", "apiKeySet": True}
+    assert "not-a-secret" not in json.dumps(report)
+    cases = by_name(report)
+    ordered = next(entry for name, entry in cases.items() if name.startswith("ORD-01"))
+    trace = ordered["trace"]
+    assert trace["prompt"]["messages"][0]["content"].startswith("Search for WebMCP events")
+    assert "Find an event" in trace["prompt"]["system"]  # the page's visible text
+    assert [(c["functionName"], c["step"]) for c in trace["calls"]] == [
+        ("search_events", 0),
+        ("get_event_details", 1),
+    ]
+    assert trace["calls"][1]["result"]["event"]["id"] == trace["calls"][0]["result"]["events"][0]["id"]
+    assert trace["finalAnswer"].startswith("stub: done") and trace["stoppedBy"] == "answer"
+    assert {spec["function"]["name"] for spec in trace["toolsOffered"]} == {
+        "search_events",
+        "get_event_details",
+        "save_event",
+    }
+    cancel = next(entry for name, entry in cases.items() if name.startswith("WRITE-04"))
+    assert cancel["trace"]["calls"][0]["confirmedByRunner"] is True
+
+
+def test_a_model_that_relaxes_filters_after_zero_results_fails_the_arg_cases(site, stub, tmp_path):
+    """The STUB model service (in place of an outside model, which cannot run here) drops filters after
+    a zero result, as the seeds' ARG-01 attempt 1 did: the grader must fail it, also when regrading."""
+    env = {"EVALS_BASE_URL": stub.base_url, "EVALS_MODEL": "stub-relax-after-zero"}
+    code, report, output = run_evals(tmp_path, "model", "--base-url", site, "--only", "ARG-01", env=env)
+    assert code == 1, output
+    assert len(report["cases"]) == 2
+    for entry in report["cases"]:
+        assert entry["outcome"] == "fail"
+        assert "relaxed-after-zero" in {violation["rule"] for violation in entry["grading"]["violations"]}
+        calls = entry["trace"]["calls"]
+        assert calls[0]["result"]["count"] == 0 and "level" not in calls[1]["args"]
+
+    regraded = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evals",
+            "grade",
+            report["files"]["json"],
+            "--reports",
+            str(tmp_path / "again"),
+        ],
+        cwd=PROJECT_DIR,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert regraded.returncode == 1, regraded.stdout + regraded.stderr
+    [again] = (tmp_path / "again").glob("*.json")
+    assert [entry["outcome"] for entry in json.loads(again.read_text(encoding="utf-8"))["cases"]] == [
+        "fail",
+        "fail",
+    ]
+
+
+def test_a_model_that_calls_a_tool_for_small_talk_fails_the_no_cases(site, stub, tmp_path):
+    """The STUB model service (in place of an outside model, which cannot run here) calls a tool for
+    small talk: a NO case passes only without any call, so the grader must fail it."""
+    env = {"EVALS_BASE_URL": stub.base_url, "EVALS_MODEL": "stub-tool-for-small-talk"}
+    code, report, output = run_evals(tmp_path, "model", "--base-url", site, "--only", "NO-01", env=env)
+    assert code == 1, output
+    assert len(report["cases"]) == 2
+    for entry in report["cases"]:
+        assert entry["outcome"] == "fail"
+        assert entry["reasons"][0].startswith("no-call-allowed")
+        assert len(entry["trace"]["calls"]) == 1
