@@ -11,21 +11,10 @@ import secrets
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--enable-features=WebMCP",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
-]
+from webmcp.chromium import CHROMIUM, CHROMIUM_ARGS
+
 CALL_TIMEOUT_MS = 15_000
 PAGE_TEXT_LIMIT = 4_000
 
@@ -64,7 +53,7 @@ def launch(headless: bool = True):
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=headless, args=CHROMIUM_ARGS
+            executable_path=str(CHROMIUM), headless=headless, args=list(CHROMIUM_ARGS)
         )
         try:
             yield browser

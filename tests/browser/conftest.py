@@ -13,7 +13,6 @@ import os
 import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -23,23 +22,11 @@ from django.db import connections
 from django.test import Client
 from django.test.testcases import LiveServerThread
 
+from webmcp.chromium import CHROMIUM, CHROMIUM_ARGS
+
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls in these tests are
 # still synchronous and sequential, which is what this switch (documented by Django) allows.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-CHROMIUM = Path("/usr/bin/chromium")
-# The flags of ../shared/reference/webmcp-in-chromium.md: WebMCP on, nothing but loopback.
-CHROMIUM_ARGS = [
-    "--enable-features=WebMCP",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
-]
 
 
 def pytest_collection_modifyitems(items):
@@ -55,7 +42,7 @@ def browser():
     playwright_api = pytest.importorskip("playwright.sync_api")
     with playwright_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+            executable_path=str(CHROMIUM), headless=True, args=list(CHROMIUM_ARGS)
         )
         yield chromium
         chromium.close()

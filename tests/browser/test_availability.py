@@ -9,7 +9,8 @@ from tests.browser.conftest import manifest
 def test_imperative_tools_are_registered_by_dom_content_loaded(page, path):
     page.add_init_script(
         """document.addEventListener("DOMContentLoaded", () => {
-            window.__atDomContentLoaded = document.modelContext.getTools().then((tools) => tools.map((t) => t.name));
+            window.__atDomContentLoaded = document.modelContext.getTools()
+                .then((tools) => tools.map((t) => t.name));
         });"""
     )
     page.goto(path)
