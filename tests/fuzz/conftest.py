@@ -1,0 +1,71 @@
+"""Fuzzing fixtures: the seeded catalogue, write paths that stay reachable, and the state a refusal keeps.
+
+Every test here is bounded by Hypothesis settings (a fixed number of examples, no deadline) and is
+derandomized, so `make test` runs the same cases every time. `HYPOTHESIS_PROFILE=explore` draws fresh
+random cases instead, for a longer hunt by hand.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.core.cache import cache
+from django.core.management import call_command
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
+from hypothesis import HealthCheck, settings
+
+from events.models import Event, Registration, SavedEvent, VisitorState
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+)
+settings.register_profile("explore", parent=settings.get_profile("ci"), derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def seeded(db) -> list[str]:
+    """The demo catalogue (published, full, cancelled and past events); returns every public id."""
+    call_command("seed_demo", verbosity=0)
+    return sorted(Event.objects.values_list("public_id", flat=True))
+
+
+@pytest.fixture
+def writes_unthrottled(settings):
+    """Write throttling (tested in tests/api) would turn most generated writes into 429s."""
+    settings.WRITE_THROTTLE_RATES = {"writes": None}
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def in_process_wsgi():
+    """Let requests sent straight to the WSGI application share the test's database transaction.
+
+    Django's handler closes "old" connections when a request starts and finishes; inside a test's
+    transaction that would close it. Django's own test client switches this off the same way.
+    """
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+def write_snapshot() -> tuple[frozenset, ...]:
+    """Every row a refused call must leave alone: saves, registrations (with status) and state versions.
+
+    Stronger than counts: a refusal that flipped a registration's status would show here too.
+    """
+    return (
+        frozenset(SavedEvent.objects.values_list("pk", "event_id", "user_id", "visitor_token")),
+        frozenset(Registration.objects.values_list("pk", "event_id", "user_id", "status", "updated_at")),
+        frozenset(VisitorState.objects.values_list("visitor_key", "version")),
+    )
