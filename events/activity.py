@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
 from django.db import DatabaseError
+from django.db.models import Subquery
 
 from .choices import Mode
 from .errors import DomainError
@@ -39,9 +40,10 @@ def records_activity(action: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
             try:
                 result = func(*args, **kwargs)
             except DomainError as error:
-                _record(action, mode, error.reason, visitor, event_id)
+                _record(action, mode, error.reason, visitor, _event_by_id(event_id))
                 raise
-            _record(action, mode, outcome_of(result), visitor, event_id)
+            event = getattr(result, "event", None)
+            _record(action, mode, outcome_of(result), visitor, event.pk if event else _event_by_id(event_id))
             return result
 
         return wrapper
@@ -49,17 +51,21 @@ def records_activity(action: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     return decorate
 
 
-def _record(action: str, mode: Any, outcome: str, visitor: Any, event_id: Any) -> None:
+def _event_by_id(event_id: Any) -> Subquery | None:
+    """The event's pk looked up inside the INSERT itself (no query of its own); None when no id."""
+    if not isinstance(event_id, str):
+        return None
+    return Subquery(Event.objects.filter(public_id=event_id).values("pk")[:1])
+
+
+def _record(action: str, mode: Any, outcome: str, visitor: Any, event: int | Subquery | None) -> None:
     visitor = visitor if isinstance(visitor, Visitor) else Visitor()
     try:
-        event = (
-            Event.objects.filter(public_id=event_id).only("pk").first() if isinstance(event_id, str) else None
-        )
         Activity.objects.create(
             action=action,
             mode=mode if mode in Mode.values else Mode.API,
             outcome=outcome[:40],
-            event=event,
+            event_id=event,
             user=visitor.user,
             visitor_token=visitor.token,
         )

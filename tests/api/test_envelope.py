@@ -5,7 +5,7 @@ from django.test import Client
 
 from events.models import Activity, Registration, SavedEvent
 from tests.api.conftest import ApiClient, assert_envelope
-from tests.factories import EventFactory
+from tests.factories import EventFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -89,3 +89,20 @@ def test_api_answers_json_even_when_the_client_asks_for_html(event):
     response = ApiClient().get("/api/events/evt-missing", HTTP_ACCEPT="text/html")
     assert response["Content-Type"].startswith("application/json")
     assert response.status_code in (404, 406)
+
+
+def test_activity_names_the_event_for_successes_and_refusals(signed_in_api, event):
+    EventFactory(public_id="evt-env-full", capacity=1)
+    signed_in_api.write("PUT", "/api/me/saved/evt-env")
+    signed_in_api.write("POST", "/api/events/evt-env-full/registration")
+    signed_in_api.write("POST", "/api/events/evt-env-full/registration")
+    other = ApiClient()
+    other.force_login(UserFactory(username="late"))
+    other.write("POST", "/api/events/evt-env-full/registration")
+    rows = Activity.objects.order_by("id").values_list("action", "outcome", "event__public_id")
+    assert list(rows) == [
+        ("save_event", "OK", "evt-env"),
+        ("register_event", "OK", "evt-env-full"),
+        ("register_event", "ALREADY_REGISTERED", "evt-env-full"),
+        ("register_event", "EVENT_FULL", "evt-env-full"),
+    ]
