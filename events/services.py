@@ -104,13 +104,11 @@ def save_event(*, visitor: Visitor, mode: Mode, event_id: str) -> SaveResult:
         raise AuthRequired("Saving needs a session; enable cookies or sign in.")
     event = _published_event(event_id)
     owner = saved_owner(visitor) or {}
-    if SavedEvent.objects.filter(event=event, **owner).exists():
-        return SaveResult(event=event, already_saved=True, state_version=state_version(visitor=visitor))
     try:
         with transaction.atomic():
             SavedEvent.objects.create(event=event, **owner)
     except IntegrityError:
-        # A concurrent save of the same event won the race: the outcome is the same.
+        # The unique constraint answers "already saved" (also when a concurrent save won the race).
         return SaveResult(event=event, already_saved=True, state_version=state_version(visitor=visitor))
     return SaveResult(event=event, already_saved=False, state_version=bump_state_version(visitor=visitor))
 
