@@ -34,10 +34,6 @@ class Visitor:
             return f"user:{self.user.pk}"
         return f"token:{self.token}" if self.token else ""
 
-    @classmethod
-    def anonymous(cls) -> Visitor:
-        return cls()
-
 
 def visitor_from_request(request: HttpRequest, *, create_token: bool = False) -> Visitor:
     """The request's visitor. `create_token` gives an anonymous visitor a token (needed to save)."""
