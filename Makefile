@@ -68,6 +68,11 @@ bench: messages chromium
 	@command -v wrk >/dev/null || { echo "Installing wrk"; $(call APT_INSTALL,wrk); }
 	$(PY) -m bench.run $(BENCH_ARGS)
 
+# Five minutes of steady mixed traffic: no 5xx, worker memory growth < 10 % (bench/soak.py).
+.PHONY: soak
+soak: messages
+	$(PY) -m bench.soak $(SOAK_ARGS)
+
 # The fuzzers alone, drawing fresh random cases; `make test` runs the same ones derandomized (tests/fuzz).
 .PHONY: fuzz lighthouse
 fuzz: install
