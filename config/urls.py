@@ -3,8 +3,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from config import health
-from events import llms
+from config import health, llms
 from events.api import errorpages
 
 urlpatterns = [
