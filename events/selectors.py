@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Exists, OuterRef, Prefetch, Subquery
+from django.db.models import Exists, OuterRef, Prefetch
 
 from .activity import records_activity
 from .choices import Mode, RegistrationStatus
@@ -97,42 +97,19 @@ def search_events(
 @records_activity("get_event_details")
 def get_event(*, visitor: Visitor, mode: Mode, event_id: str) -> EventDetails:
     """A public event (published or cancelled) with the visitor's saved and registration state."""
-    events = with_saved(Event.objects.public().with_seats(), visitor=visitor)
-    if visitor.user is not None:
-        # The visitor's latest registration, read in the same query as the event (one statement).
-        latest = Registration.objects.filter(user=visitor.user, event=OuterRef("pk")).order_by(
-            "-updated_at", "-id"
-        )
-        events = events.annotate(
-            **{
-                f"visitor_registration_{name}": Subquery(latest.values(name)[:1])
-                for name in REGISTRATION_FIELDS
-            }
-        )
-    event = events.filter(public_id=event_id).first()
+    event = (
+        with_saved(Event.objects.public().with_seats(), visitor=visitor).filter(public_id=event_id).first()
+    )
     if event is None:
         raise EventNotFound()
     registration = None
-    if visitor.user is not None and event.visitor_registration_id is not None:
-        values = {
-            "user_id": visitor.user.pk,
-            "event_id": event.pk,
-            **{name: getattr(event, f"visitor_registration_{name}") for name in REGISTRATION_FIELDS},
-        }
-        names = [field.attname for field in Registration._meta.concrete_fields]
-        registration = Registration.from_db(event._state.db, names, [values[name] for name in names])
-        registration.user, registration.event = visitor.user, event
+    if visitor.user is not None:
+        registration = (
+            Registration.objects.filter(user=visitor.user, event=event).order_by("-updated_at", "-id").first()
+        )
     return EventDetails(
         event=event, is_saved=getattr(event, "visitor_saved", False), registration=registration
     )
-
-
-#: Registration columns read by `get_event` next to the event (its user and event are known already).
-REGISTRATION_FIELDS = tuple(
-    field.attname
-    for field in Registration._meta.concrete_fields
-    if field.attname not in ("user_id", "event_id")
-)
 
 
 def with_saved(events, *, visitor: Visitor):
