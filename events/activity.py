@@ -1,5 +1,8 @@
 """Record one `Activity` row per use-case call, in one place (a decorator on the use cases).
 
+`mode=None` is a call the site makes on its own behalf (re-drawing a page after a write, whose row was
+recorded by the write): it is not recorded, so one action is one row.
+
 The row is written after the use case's own transaction has committed or rolled back, so a refused
 call is recorded too and a recorded success is never rolled back with a later failure.
 """
@@ -35,6 +38,8 @@ def records_activity(action: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
         @functools.wraps(func)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             mode = kwargs.get("mode", Mode.API)
+            if mode is None:  # a page re-drawn after a call that was recorded already
+                return func(*args, **kwargs)
             visitor = kwargs.get("visitor")
             event_id = kwargs.get("event_id")
             try:

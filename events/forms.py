@@ -39,8 +39,7 @@ ALL_CHOICE_LABELS = {
 def form_field_for(name: str, field: serializers.Field) -> forms.Field:
     """The form field equivalent to one serializer field; an unknown kind fails at import time."""
     label = LABELS.get(name) or field.label or capfirst(name)
-    # What an agent reads about the parameter: the serializer's own text, as the tool schema says it.
-    attrs = {"toolparamdescription": str(field.help_text)} if field.help_text else {}
+    attrs: dict[str, str] = {}
     if isinstance(field, serializers.ChoiceField):
         empty = ("", ALL_CHOICE_LABELS.get(name, _("All")))
         return forms.ChoiceField(

@@ -53,7 +53,7 @@ def state_version(*, visitor: Visitor) -> int:
 def search_events(
     *,
     visitor: Visitor,
-    mode: Mode,
+    mode: Mode | None,
     query: str | None = None,
     location: str | None = None,
     price: str | None = None,
@@ -95,7 +95,7 @@ def search_events(
 
 
 @records_activity("get_event_details")
-def get_event(*, visitor: Visitor, mode: Mode, event_id: str) -> EventDetails:
+def get_event(*, visitor: Visitor, mode: Mode | None, event_id: str) -> EventDetails:
     """A public event (published or cancelled) with the visitor's saved and registration state."""
     event = (
         with_saved(Event.objects.public().with_seats(), visitor=visitor).filter(public_id=event_id).first()

@@ -3,6 +3,10 @@
 Schemas come from the API's input serializers, so the agent's contract and the server's validation
 cannot drift. Descriptions are literal text written here; no event data ever reaches them. Which tools
 a page offers follows the visitor's state (`webmcp_state`, put in the context by the page view).
+
+Each tool calls the page route a person's form posts to (or, for a read that changes nothing on the
+page, the API), so one call is one request, one use-case call and one Activity row, and the page the
+person sees is redrawn from the same answer.
 """
 
 from __future__ import annotations
@@ -36,8 +40,9 @@ def can_cancel_here(context: ToolContext) -> bool:
     return _state(context, "registered") and not _state(context, "started")
 
 
-def is_signed_in(context: ToolContext) -> bool:
-    return _state(context, "signed_in")
+def has_cancellable_registrations(context: ToolContext) -> bool:
+    """My events lists a cancel button (what the person presses to confirm) for at least one event."""
+    return _state(context, "signed_in") and _state(context, "cancellable")
 
 
 def is_not_cancelled(context: ToolContext) -> bool:
@@ -50,15 +55,16 @@ search_events = registry.register(
         title="Search events",
         description=(
             "Search public upcoming events by keyword, location, price and level, and show the results "
-            "in the page's event list. All conditions are optional and combined. A condition you leave out "
-            "keeps the value already in the page's form; send an empty string to clear it, and check "
-            "appliedFilters in the result. A search that matches nothing returns count 0 and must not be "
-            "retried with fewer conditions unless the person asks. Read-only: never saves or registers."
+            "in the page's event list. All conditions are optional and combined; a condition you leave out "
+            "(or send as an empty string or null) is no condition, whatever the page showed before. "
+            "appliedFilters in the result lists exactly the conditions applied. A search that matches "
+            "nothing returns count 0 and must not be retried with fewer conditions unless the person asks. "
+            "Read-only: never saves or registers."
         ),
         input_serializer=EventSearchInput,
-        endpoint="api-search-events",
+        endpoint=LIST,
         method="GET",
-        exposures=(Exposure(LIST, Binding.FORM, autosubmit=True),),
+        exposures=(Exposure(LIST, Binding.INPUT),),
         read_only=True,
         untrusted_content=True,
     )
@@ -94,8 +100,8 @@ save_event = registry.register(
             "and saves that page's event. Does not register."
         ),
         input_serializer=EventRefInput,
-        endpoint="api-save-event",
-        method="PUT",
+        endpoint="save-event",
+        method="POST",
         route_param="event_id",
         exposures=(Exposure(LIST, Binding.INPUT), Exposure(DETAIL, Binding.ROUTE, when=is_not_cancelled)),
     )
@@ -107,15 +113,15 @@ register_event = registry.register(
         title="Register for this event",
         description=(
             "Register the signed-in person for this page's event. The person must confirm by pressing the "
-            "register button; the call completes when they do. If they are not signed in, the result says "
-            "where to sign in."
+            "register button; the call completes when they do, or fails with USER_CANCELLED if they "
+            "decline. If they are not signed in, the result says where to sign in."
         ),
         input_serializer=EventRefInput,
-        endpoint="api-registration",
+        endpoint="register-event",
         method="POST",
         route_param="event_id",
         exposures=(
-            Exposure(DETAIL, Binding.FORM, when=can_register_signed_in),
+            Exposure(DETAIL, Binding.ROUTE, when=can_register_signed_in, confirm=True),
             Exposure(DETAIL, Binding.ROUTE, when=can_register_anonymous),
         ),
         consequential=True,
@@ -127,17 +133,18 @@ cancel_registration = registry.register(
         name="cancel_registration",
         title="Cancel registration",
         description=(
-            "Cancel the person's registration for an event. On an event's page the person must confirm by "
-            "pressing the cancel button; the call completes when they do. Cancelling a cancelled "
-            "registration changes nothing and says alreadyCancelled."
+            "Cancel the person's registration for an event. The person must confirm by pressing that "
+            "registration's cancel button; the call completes when they do, or fails with USER_CANCELLED "
+            "if they decline. On an event's page it takes no input; on My events it takes the event_id of "
+            "one of the registrations listed there."
         ),
         input_serializer=EventRefInput,
-        endpoint="api-registration",
-        method="DELETE",
+        endpoint="cancel-registration",
+        method="POST",
         route_param="event_id",
         exposures=(
-            Exposure(DETAIL, Binding.FORM, when=can_cancel_here),
-            Exposure(ME, Binding.INPUT, when=is_signed_in),
+            Exposure(DETAIL, Binding.ROUTE, when=can_cancel_here, confirm=True),
+            Exposure(ME, Binding.INPUT, when=has_cancellable_registrations, confirm=True),
         ),
         consequential=True,
     )

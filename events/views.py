@@ -3,10 +3,16 @@
 Every rule lives in `selectors` and `services`; these views only choose what to show. Writes answer an
 htmx request with the page's refreshed main region (so the WebMCP manifest inside it follows the new
 state at once) and a plain form post with a redirect (post/redirect/get).
+
+The same routes answer the page's WebMCP tool calls (`X-WebMCP-Tool`): the input is validated by the
+API's serializer, the use case runs once, and one answer carries the region the person sees and the
+result the agent gets (`webmcp.responses`); a refusal is the JSON envelope, the page left as it was.
 """
 
 from __future__ import annotations
 
+import math
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -21,13 +27,27 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from . import ics, jsonld, selectors, services
-from .choices import Mode
-from .errors import AuthRequired, DomainError, EventNotFound, RegistrationNotFound
-from .forms import PAGE_PARAM, EventSearchForm
-from .visitors import client_mode, visitor_from_request
+from webmcp.responses import MalformedToolInput, tool_call, tool_input, tool_refusal, with_tool_result
 
-PAGE_SIZE = 10
+from . import ics, jsonld, selectors, services
+from .api.envelope import error_envelope
+from .api.inputs import validated_input
+from .api.serializers import (
+    EventRefInput,
+    EventSearchInput,
+    NoInput,
+    cancel_payload,
+    registration_payload,
+    save_payload,
+    search_payload,
+)
+from .api.throttling import WriteRateThrottle
+from .choices import Mode
+from .errors import AuthRequired, DomainError, EventNotFound, InvalidInput, RateLimited, RegistrationNotFound
+from .forms import PAGE_PARAM, EventSearchForm
+from .visitors import Visitor, client_mode, visitor_from_request
+
+PAGE_SIZE = selectors.DEFAULT_PAGE_SIZE
 #: Query parameter of the detail page that carries the list's query string, for the "back" link.
 FROM_PARAM = "from"
 
@@ -41,28 +61,64 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def event_list(request: HttpRequest) -> HttpResponse:
-    form = EventSearchForm(request.GET)
     visitor = visitor_from_request(request)
+    if tool_call(request):
+        return _search_tool_call(request, visitor)
+    form = EventSearchForm(request.GET)
+    mode = client_mode(request, default=Mode.UI)
+    context = _list_context(request, visitor, form, mode=mode)
+    # Only the search form and the page links target the results; any other htmx request gets the
+    # whole page and picks what it needs.
+    partial = _wants_fragment(request) and request.htmx.target == "results"
+    template = "events/event_list.html#results" if partial else "events/event_list.html"
+    return _fragment_aware(render(request, template, context))
+
+
+def _search_tool_call(request: HttpRequest, visitor: Visitor) -> HttpResponse:
+    """`search_events` from the page: judged on its own input alone (an omitted condition is no
+    condition, whatever the form or the URL held), shown in the form and the list it answers with."""
+    try:
+        conditions = EventSearchForm.conditions_from(_tool_input(request, EventSearchInput))
+    except DomainError as error:
+        return _tool_refusal(request, visitor, error)
+    form = EventSearchForm(_querydict(conditions))
+    context = _list_context(request, visitor, form, mode=Mode.AGENT, conditions=conditions)
+    result = search_payload(context["result"], state_version=context["webmcp_state"]["stateVersion"])
+    url = reverse("event-list") + (f"?{_querydict(conditions).urlencode()}" if conditions else "")
+    response = render(request, "events/event_list.html#region", context)
+    return with_tool_result(response, result, push_url=url)
+
+
+def _list_context(
+    request: HttpRequest,
+    visitor: Visitor,
+    form: EventSearchForm,
+    *,
+    mode: Mode | None,
+    conditions: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """Everything the list page shows for `form`'s search. `conditions`, when given, are the
+    validated conditions to search with (a tool call's); otherwise the form's."""
     context: dict[str, Any] = {"form": form, "result": None}
     if form.is_valid():
         page = form.page
         result = selectors.search_events(
             visitor=visitor,
-            mode=client_mode(request, default=Mode.UI),
+            mode=mode,
             limit=PAGE_SIZE,
             offset=(page - 1) * PAGE_SIZE,
-            **form.conditions,
+            **(form.conditions if conditions is None else conditions),
         )
         filters = _querydict(form.conditions)
         page_count = max(1, -(-result.total // PAGE_SIZE))
-        conditions = form.described_conditions()
-        for condition in conditions:
+        described = form.described_conditions()
+        for condition in described:
             # A link that removes just this condition: the person chooses what to drop, never the page.
             others = {k: v for k, v in form.conditions.items() if k != condition["name"]}
             condition["without_query"] = f"?{_querydict(others).urlencode()}" if others else ""
         context.update(
             result=result,
-            conditions=conditions,
+            conditions=described,
             filters=filters,
             page=page,
             page_count=page_count,
@@ -74,11 +130,7 @@ def event_list(request: HttpRequest) -> HttpResponse:
             from_query=_querydict({**form.conditions, **({PAGE_PARAM: str(page)} if page > 1 else {})}),
         )
     context["webmcp_state"] = _page_state(request, visitor)
-    # Only the search form and the page links target the results; any other htmx request (e.g. the
-    # WebMCP runtime refreshing the main region) gets the whole page and picks what it needs.
-    partial = _wants_fragment(request) and request.htmx.target == "results"
-    template = "events/event_list.html#results" if partial else "events/event_list.html"
-    return _fragment_aware(render(request, template, context))
+    return context
 
 
 # ── /events/<id>/ ─────────────────────────────────────────────────────────────────────────────
@@ -103,6 +155,7 @@ def event_ics(request: HttpRequest, event_id: str) -> HttpResponse:
 def save_event(request: HttpRequest, event_id: str) -> HttpResponse:
     visitor = visitor_from_request(request, create_token=True)
     try:
+        _check_tool_write(request, event_id)
         result = services.save_event(
             visitor=visitor, mode=client_mode(request, default=Mode.UI), event_id=event_id
         )
@@ -112,7 +165,7 @@ def save_event(request: HttpRequest, event_id: str) -> HttpResponse:
         messages.info(request, _("This event was already in your saved events."))
     else:
         messages.success(request, _("Saved. You can find it under My events."))
-    return _after_write(request, event_id)
+    return _after_write(request, event_id, result=save_payload(result))
 
 
 @require_POST
@@ -130,6 +183,7 @@ def unsave_event(request: HttpRequest, event_id: str) -> HttpResponse:
 def register_event(request: HttpRequest, event_id: str) -> HttpResponse:
     visitor = visitor_from_request(request)
     try:
+        _check_tool_write(request, event_id)
         result = services.register_for_event(
             visitor=visitor, mode=client_mode(request, default=Mode.UI), event_id=event_id
         )
@@ -139,13 +193,14 @@ def register_event(request: HttpRequest, event_id: str) -> HttpResponse:
         messages.info(request, _("You were already registered for this event."))
     else:
         messages.success(request, _("You are registered. A confirmation e-mail is on its way."))
-    return _after_write(request, event_id)
+    return _after_write(request, event_id, result=registration_payload(result))
 
 
 @require_POST
 def cancel_registration(request: HttpRequest, event_id: str) -> HttpResponse:
-    """Cancels only when the request says `confirm=yes`; otherwise asks first (works without JS)."""
-    if request.POST.get("confirm") != "yes":
+    """Cancels only when the request says `confirm=yes`, or is a tool call (the runtime sends it only
+    after the person pressed the cancel button); otherwise asks first (works without JS)."""
+    if request.POST.get("confirm") != "yes" and not tool_call(request):
         details = _get_event_or_404(request, event_id)
         return render(
             request,
@@ -160,6 +215,7 @@ def cancel_registration(request: HttpRequest, event_id: str) -> HttpResponse:
         )
     visitor = visitor_from_request(request)
     try:
+        _check_tool_write(request, event_id)
         result = services.cancel_registration(
             visitor=visitor, mode=client_mode(request, default=Mode.UI), event_id=event_id
         )
@@ -169,7 +225,7 @@ def cancel_registration(request: HttpRequest, event_id: str) -> HttpResponse:
         messages.info(request, _("This registration was already cancelled."))
     else:
         messages.success(request, _("Your registration is cancelled. Your seat is free for someone else."))
-    return _after_write(request, event_id)
+    return _after_write(request, event_id, result=cancel_payload(result))
 
 
 # ── /me/ ──────────────────────────────────────────────────────────────────────────────────────
@@ -183,9 +239,11 @@ def me(request: HttpRequest) -> HttpResponse:
 # ── helpers ───────────────────────────────────────────────────────────────────────────────────
 
 
-def _render_detail(request: HttpRequest, event_id: str, *, region: bool) -> HttpResponse:
+def _render_detail(
+    request: HttpRequest, event_id: str, *, region: bool, recorded: bool = True
+) -> HttpResponse:
     visitor = visitor_from_request(request)
-    details = _get_event_or_404(request, event_id)
+    details = _get_event_or_404(request, event_id, recorded=recorded)
     event = details.event
     url = request.build_absolute_uri(reverse("event-detail", kwargs={"event_id": event.public_id}))
     context = {
@@ -219,7 +277,11 @@ def _render_me(request: HttpRequest, *, region: bool) -> HttpResponse:
         "registrations": registrations,
         "confirmed": [r for r in registrations or [] if r.is_active],
         "cancelled": [r for r in registrations or [] if not r.is_active],
-        "webmcp_state": _page_state(request, visitor),
+        "webmcp_state": {
+            **_page_state(request, visitor),
+            # A cancel button is shown (and can confirm cancel_registration) for these.
+            "cancellable": any(r.is_active and not r.event.has_started() for r in registrations or []),
+        },
     }
     return _fragment_aware(render(request, "events/me.html#region" if region else "events/me.html", context))
 
@@ -235,18 +297,21 @@ def _fragment_aware(response: HttpResponse) -> HttpResponse:
     return response
 
 
-def _get_event_or_404(request: HttpRequest, event_id: str) -> selectors.EventDetails:
+def _get_event_or_404(
+    request: HttpRequest, event_id: str, *, recorded: bool = True
+) -> selectors.EventDetails:
+    """The event of a page; `recorded=False` when the page is re-drawn after a write (one row per act)."""
     try:
         return selectors.get_event(
             visitor=visitor_from_request(request),
-            mode=client_mode(request, default=Mode.UI),
+            mode=client_mode(request, default=Mode.UI) if recorded else None,
             event_id=event_id,
         )
     except EventNotFound as error:
         raise Http404(str(error)) from error
 
 
-def _page_state(request: HttpRequest, visitor) -> dict[str, Any]:
+def _page_state(request: HttpRequest, visitor: Visitor) -> dict[str, Any]:
     """What the WebMCP runtime needs on every page (the detail page adds the event's state)."""
     return {
         "signed_in": visitor.is_authenticated,
@@ -254,22 +319,76 @@ def _page_state(request: HttpRequest, visitor) -> dict[str, Any]:
     }
 
 
-def _after_write(request: HttpRequest, event_id: str) -> HttpResponse:
-    """htmx: the refreshed region of the page the write came from; otherwise a redirect back to it."""
-    back_to_me = urlsplit(_safe_next(request)).path == reverse("me")
-    if request.htmx:
-        # The region belongs to that page, so its WebMCP manifest and form attributes must be the
-        # page's route, not this POST endpoint's.
-        if back_to_me:
-            request.resolver_match = resolve(reverse("me"))
-            return _render_me(request, region=True)
+def _after_write(
+    request: HttpRequest, event_id: str, *, result: dict[str, Any] | None = None
+) -> HttpResponse:
+    """htmx or a tool call: the refreshed region of the page the write came from (with the result for
+    a tool call); otherwise a redirect back to that page."""
+    tool = tool_call(request)
+    origin = urlsplit(_tool_page(request) if tool else _safe_next(request))
+    if not (request.htmx or tool):
+        return redirect("me") if origin.path == reverse("me") else _redirect_to_detail(request, event_id)
+    # The region belongs to that page, so its WebMCP manifest and form attributes must be the page's
+    # route, not this POST endpoint's. Re-drawing it records nothing: the write was the act.
+    if origin.path == reverse("me"):
+        request.resolver_match = resolve(reverse("me"))
+        response = _render_me(request, region=True)
+    elif tool and origin.path == reverse("event-list"):
+        request.resolver_match = resolve(reverse("event-list"))
+        visitor = visitor_from_request(request)
+        form = EventSearchForm(QueryDict(origin.query))
+        response = render(
+            request, "events/event_list.html#region", _list_context(request, visitor, form, mode=None)
+        )
+    else:
         request.resolver_match = resolve(reverse("event-detail", kwargs={"event_id": event_id}))
-        return _render_detail(request, event_id, region=True)
-    return redirect("me") if back_to_me else _redirect_to_detail(request, event_id)
+        response = _render_detail(request, event_id, region=True, recorded=False)
+    return with_tool_result(response, result) if tool and result is not None else response
+
+
+def _check_tool_write(request: HttpRequest, event_id: str) -> None:
+    """A tool call's write: the path's id and an input with nothing else in it, within the write rate
+    the API allows. A person's form post is not a tool call and passes."""
+    if not tool_call(request):
+        return
+    throttle = WriteRateThrottle()
+    if not throttle.allow_request(request, SimpleNamespace(throttle_scope="writes")):
+        raise RateLimited(extra={"retryAfter": math.ceil(throttle.wait() or 60)})
+    validated_input(EventRefInput, {"event_id": event_id})
+    _tool_input(request, NoInput)
+
+
+def _tool_input(request: HttpRequest, serializer: type) -> dict[str, Any]:
+    """A tool call's input, validated by the API's serializer for it (so the same input gets the same
+    answer on both paths)."""
+    try:
+        data = tool_input(request)
+    except MalformedToolInput as error:
+        raise InvalidInput(str(error)) from error
+    return validated_input(serializer, data)
+
+
+def _tool_page(request: HttpRequest) -> str:
+    """Path and query of the page a tool call came from (sent by the runtime), if it is this site's."""
+    page = request.headers.get("X-WebMCP-Page", "")
+    if page and url_has_allowed_host_and_scheme(
+        page, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        parts = urlsplit(page)
+        return f"{parts.path}?{parts.query}" if parts.query else parts.path
+    return ""
+
+
+def _tool_refusal(request: HttpRequest, visitor: Visitor, error: DomainError) -> HttpResponse:
+    envelope = error_envelope(error, state_version=selectors.state_version(visitor=visitor))
+    return tool_refusal(envelope, status=error.http_status)
 
 
 def _refused(request: HttpRequest, event_id: str, error: DomainError) -> HttpResponse:
-    """A refusal from a write use case, shown as a message on the page it came from (never a 500)."""
+    """A refusal from a write use case, shown as a message on the page it came from (never a 500);
+    a tool call gets the envelope instead."""
+    if tool_call(request):
+        return _tool_refusal(request, visitor_from_request(request), error)
     if isinstance(error, EventNotFound) and not isinstance(error, RegistrationNotFound):
         raise Http404(str(error)) from error
     if isinstance(error, AuthRequired) and not request.htmx:

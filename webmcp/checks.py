@@ -101,11 +101,11 @@ def _check_exposure(
     route_exists = url_parameter_sets(exposure.url_name) is not None
     if not route_exists:
         yield error(f"The exposure route {exposure.url_name!r} is not a URL name.", "webmcp.E003")
-    if exposure.autosubmit and exposure.binding is not Binding.FORM:
+    if exposure.confirm and tool.method == "GET":
         yield error(
-            f"The {exposure.binding.value} exposure on {exposure.url_name!r} sets autosubmit.",
+            f"The exposure on {exposure.url_name!r} asks the person to confirm a GET tool.",
             "webmcp.E007",
-            "Only a declarative form can be auto-submitted.",
+            "Confirmation is for writes; a read must answer at once.",
         )
     if exposure.binding is Binding.ROUTE:
         if not tool.route_param:
@@ -117,7 +117,7 @@ def _check_exposure(
                 f"Route {exposure.url_name!r} does not capture route_param {tool.route_param!r}.",
                 "webmcp.E012",
             )
-    # Every endpoint kwarg must be fillable: from the page's URL for route-bound and form tools,
+    # Every endpoint kwarg must be fillable: from the page's URL for route-bound tools,
     # otherwise from the input. (Unknown when the schema could not be generated: E006 says why.)
     if schema_fields is None:
         return

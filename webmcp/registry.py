@@ -26,9 +26,10 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest
 from django.utils import translation
+from django.utils.translation import gettext_lazy as _
 from rest_framework.serializers import Serializer
 
-from webmcp.routing import url_parameters, url_template
+from webmcp.routing import url_template
 from webmcp.schema import empty_object_schema, input_schema
 
 TOOL_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,128}")  # what Chromium accepts (use fullmatch)
@@ -39,15 +40,30 @@ METHODS = ("GET", "POST", "PUT", "DELETE")
 DEFAULT_REASONS: dict[str, str] = {
     "unavailable": "SERVICE_UNAVAILABLE",  # a read got no usable answer
     "routeMismatch": "ROUTE_OBJECT_MISMATCH",  # a route-bound tool was asked about another object
+    "declined": "FORM_RESET",  # the person declined a call that needed their press
+    "notOnPage": "NOT_ON_THIS_PAGE",  # nothing on the page can confirm this call's object
+    "busy": "CONFIRMATION_PENDING",  # an earlier call of this tool still waits for the person
 }
+
+# Words the runtime shows the person (translated per request), never sent to the agent.
+DEFAULT_TEXTS: dict[str, Any] = {
+    "confirm": _("An assistant asks to do this for you. Press the button to confirm."),
+    "decline": _("Not now"),
+}
+
+#: Request header naming the tool a call comes from; its answer then carries the tool's result.
+TOOL_HEADER = "X-WebMCP-Tool"
+#: id of the JSON island that carries a tool result inside an HTML answer.
+RESULT_ELEMENT_ID = "webmcp-result"
 
 
 class Binding(StrEnum):
-    """How a tool reaches the agent on one route."""
+    """How a tool takes its input on one route. Every tool is registered imperatively: a declarative
+    `<form toolname>` reaches the agent without annotations, maxLength or additionalProperties, and
+    its omitted fields keep the form's values, so it cannot carry the contract."""
 
-    INPUT = "input"  # imperative tool; inputSchema generated from the input serializer
-    ROUTE = "route"  # imperative tool bound to the page's object; its route_param comes from the URL
-    FORM = "form"  # declarative <form toolname=...> rendered by the page; the runtime answers submits
+    INPUT = "input"  # inputSchema generated from the input serializer
+    ROUTE = "route"  # bound to the page's object: takes `{}`, its route_param comes from the URL
 
 
 @dataclass(frozen=True)
@@ -68,7 +84,9 @@ class Exposure:
     url_name: str
     binding: Binding
     when: Callable[[ToolContext], bool] | None = None
-    autosubmit: bool = False
+    #: The call waits until the person presses the page's form marked for it (`webmcp_confirm`),
+    #: or declines; only then is the request sent.
+    confirm: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,7 +96,9 @@ class ToolDeclaration:
     name: str
     description: str
     input_serializer: type[Serializer] | None
-    endpoint: str  # URL name of the API endpoint the tool calls
+    #: URL name the browser runtime calls: one request per call. A page route answers a tool call with
+    #: its refreshed region and the result (`webmcp.responses`); a JSON endpoint with the result only.
+    endpoint: str
     method: str  # GET | POST | PUT | DELETE
     exposures: tuple[Exposure, ...]
     route_param: str = ""  # input field that is also the endpoint's URL kwarg (e.g. an object id)
@@ -106,23 +126,11 @@ class ToolDeclaration:
         return input_schema(self.input_serializer)
 
     def schema_for(self, binding: Binding) -> dict[str, Any]:
-        """The input an agent gives through `binding`.
-
-        A route-bound tool takes nothing: its one parameter is the page's object. A form's
-        route_param also comes from the page, never from a field, so it is left out, as the browser
-        leaves it out of the schema it derives from the form.
-        """
+        """The input an agent gives through `binding`: a route-bound tool takes nothing, its one
+        parameter is the page's object."""
         if binding is Binding.ROUTE:
             return empty_object_schema()
-        schema = self.input_schema()
-        if binding is Binding.FORM and self.route_param in schema["properties"]:
-            del schema["properties"][self.route_param]
-            required = [name for name in schema.get("required", ()) if name != self.route_param]
-            schema.pop("required", None)
-            if required:
-                schema["required"] = required
-            schema["additionalProperties"] = schema.pop("additionalProperties")  # keep key order
-        return schema
+        return self.input_schema()
 
 
 class RegistryError(ImproperlyConfigured):
@@ -238,7 +246,7 @@ class Registry:
                     {
                         "route": exposure.url_name,
                         "binding": exposure.binding.value,
-                        "autosubmit": exposure.autosubmit,
+                        "confirm": exposure.confirm,
                         "conditional": exposure.when is not None,
                         "inputSchema": tool.schema_for(exposure.binding),
                     }
@@ -275,6 +283,7 @@ class Registry:
             "route": context.url_name or None,
             "stateVersion": context.state.get("stateVersion", 0),
             "reasons": error_reasons(),
+            "texts": {key: str(text) for key, text in DEFAULT_TEXTS.items()},
             "tools": [
                 self._manifest_entry(tool, exposure, context)
                 for tool, exposure in self.active_exposures(context)
@@ -294,20 +303,15 @@ class Registry:
         entry["binding"] = exposure.binding.value
         entry["method"] = tool.method
         entry["endpoint"] = url_template(tool.endpoint)
-        needs_route_value = exposure.binding is Binding.ROUTE or (
-            exposure.binding is Binding.FORM
-            and tool.route_param
-            and tool.route_param in url_parameters(tool.endpoint)
-        )
-        if needs_route_value:
+        if exposure.binding is Binding.ROUTE:
             if tool.route_param not in context.url_kwargs:
                 raise RegistryError(
                     f"Tool {tool.name!r} needs {tool.route_param!r} from the URL of route "
                     f"{context.url_name!r}, which does not capture it."
                 )
             entry["routeValues"] = {tool.route_param: _json_value(context.url_kwargs[tool.route_param])}
-        if exposure.binding is Binding.FORM:
-            entry["autosubmit"] = exposure.autosubmit
+        if exposure.confirm:
+            entry["confirm"] = True
         return entry
 
 

@@ -147,3 +147,60 @@ def search_payload(result, *, state_version: int) -> dict[str, Any]:
     if result.total == 0:
         body.update(constraintsRelaxed=False, requiresUserDecision=True, nextAction=ZERO_RESULT_NEXT_ACTION)
     return body
+
+
+# Success bodies: one builder per use case, shared by the API views and the page routes that answer
+# tool calls, so an agent gets the same body whichever path its call took.
+
+
+def event_details_payload(details, *, state_version: int) -> dict[str, Any]:
+    return {
+        "ok": True,
+        "event": EventDetailSerializer(details.event).data,
+        "saved": details.is_saved,
+        "registered": details.is_registered,
+        "uiUpdated": False,
+        "stateVersion": state_version,
+    }
+
+
+def save_payload(result) -> dict[str, Any]:
+    return {
+        "ok": True,
+        "eventId": result.event.public_id,
+        "saved": True,
+        "alreadySaved": result.already_saved,
+        "uiUpdated": False,
+        "stateVersion": result.state_version,
+    }
+
+
+def unsave_payload(result) -> dict[str, Any]:
+    return {
+        "ok": True,
+        "eventId": result.event.public_id,
+        "saved": False,
+        "wasSaved": result.was_saved,
+        "uiUpdated": False,
+        "stateVersion": result.state_version,
+    }
+
+
+def registration_payload(result) -> dict[str, Any]:
+    return {
+        "ok": True,
+        "registration": RegistrationSerializer(result.registration).data,
+        "alreadyRegistered": result.already_registered,
+        "uiUpdated": False,
+        "stateVersion": result.state_version,
+    }
+
+
+def cancel_payload(result) -> dict[str, Any]:
+    return {
+        "ok": True,
+        "registration": RegistrationSerializer(result.registration).data,
+        "alreadyCancelled": result.already_cancelled,
+        "uiUpdated": False,
+        "stateVersion": result.state_version,
+    }

@@ -14,14 +14,17 @@ from events.visitors import client_mode, visitor_from_request
 from . import schema
 from .inputs import validated_input
 from .serializers import (
-    EventDetailSerializer,
     EventRefInput,
     EventSearchPageInput,
     EventSummarySerializer,
     NoInput,
-    RegistrationSerializer,
     RegistrationWithEventSerializer,
+    cancel_payload,
+    event_details_payload,
+    registration_payload,
+    save_payload,
     search_payload,
+    unsave_payload,
 )
 from .throttling import WriteRateThrottle
 
@@ -68,14 +71,7 @@ class EventDetailApi(APIView):
             visitor=visitor, mode=_mode(request), event_id=_event_id(request, event_id)
         )
         return Response(
-            {
-                "ok": True,
-                "event": EventDetailSerializer(details.event).data,
-                "saved": details.is_saved,
-                "registered": details.is_registered,
-                "uiUpdated": False,
-                "stateVersion": selectors.state_version(visitor=visitor),
-            }
+            event_details_payload(details, state_version=selectors.state_version(visitor=visitor))
         )
 
 
@@ -94,15 +90,7 @@ class SavedEventApi(APIView):
         event_id = _event_id(request, event_id)
         visitor = visitor_from_request(request, create_token=True)
         result = services.save_event(visitor=visitor, mode=_mode(request), event_id=event_id)
-        body = {
-            "ok": True,
-            "eventId": result.event.public_id,
-            "saved": True,
-            "alreadySaved": result.already_saved,
-            "uiUpdated": False,
-            "stateVersion": result.state_version,
-        }
-        return Response(body, status=200 if result.already_saved else 201)
+        return Response(save_payload(result), status=200 if result.already_saved else 201)
 
     @extend_schema(
         operation_id="unsave_event",
@@ -116,16 +104,7 @@ class SavedEventApi(APIView):
         result = services.unsave_event(
             visitor=visitor, mode=_mode(request), event_id=_event_id(request, event_id)
         )
-        return Response(
-            {
-                "ok": True,
-                "eventId": result.event.public_id,
-                "saved": False,
-                "wasSaved": result.was_saved,
-                "uiUpdated": False,
-                "stateVersion": result.state_version,
-            }
-        )
+        return Response(unsave_payload(result))
 
 
 class SavedListApi(APIView):
@@ -165,14 +144,7 @@ class RegistrationApi(APIView):
         result = services.register_for_event(
             visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(request, event_id)
         )
-        body = {
-            "ok": True,
-            "registration": RegistrationSerializer(result.registration).data,
-            "alreadyRegistered": result.already_registered,
-            "uiUpdated": False,
-            "stateVersion": result.state_version,
-        }
-        return Response(body, status=201 if result.created else 200)
+        return Response(registration_payload(result), status=201 if result.created else 200)
 
     @extend_schema(
         operation_id="cancel_registration",
@@ -185,15 +157,7 @@ class RegistrationApi(APIView):
         result = services.cancel_registration(
             visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(request, event_id)
         )
-        return Response(
-            {
-                "ok": True,
-                "registration": RegistrationSerializer(result.registration).data,
-                "alreadyCancelled": result.already_cancelled,
-                "uiUpdated": False,
-                "stateVersion": result.state_version,
-            }
-        )
+        return Response(cancel_payload(result))
 
 
 class RegistrationListApi(APIView):

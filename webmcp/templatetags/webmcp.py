@@ -1,18 +1,21 @@
 """Template tags that put the registry into a page: `{% load webmcp %}`.
 
-The page renders what the runtime needs (the manifest) and what the browser reads itself (the
-declarative form attributes); both come from the same declarations, and the page writes no tool text.
+The page renders what the runtime needs (the manifest) and marks the forms a person presses to confirm
+a tool call; both come from the same declarations, and the page writes no tool text.
 """
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from django import template
 from django.templatetags.static import static
 from django.utils.html import format_html, json_script
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 
 from webmcp import registry as registry_module
-from webmcp.registry import Binding, ToolContext
+from webmcp.registry import ToolContext
 
 register = template.Library()
 
@@ -65,25 +68,20 @@ def webmcp_runtime() -> SafeString:
 
 
 @register.simple_tag(takes_context=True)
-def webmcp_form_attrs(context: template.Context, tool_name: str) -> SafeString | str:
-    """` toolname="…" tooldescription="…"` for a form that is `tool_name`'s declarative exposure.
+def webmcp_confirm(context: template.Context, tool_name: str, **values: Any) -> SafeString | str:
+    """` data-webmcp-confirm="…"` on the form a person presses to confirm a call of `tool_name`.
 
-    Renders nothing unless that tool's FORM exposure passes its `when` for this request, so the
-    browser offers the form as a tool exactly when the manifest says the page offers it.
+    Renders nothing unless that tool's exposure on this request asks for confirmation, so the form
+    stays a plain form for people. `values` name the object the form acts on (e.g. the event id of
+    one row of a list), so the runtime asks for the press of the row the agent's input names.
     """
     tool_ctx = tool_context(context)
     if tool_ctx is None:
         return ""
     for tool, exposure in registry_module.registry.active_exposures(tool_ctx):
-        if tool.name == tool_name and exposure.binding is Binding.FORM:
-            return _form_attributes(tool.name, str(tool.description), str(tool.title), exposure.autosubmit)
+        if tool.name == tool_name and exposure.confirm:
+            html = format_html(' data-webmcp-confirm="{}"', tool.name)
+            if values:
+                html += format_html(" data-webmcp-values='{}'", json.dumps(values, sort_keys=True))
+            return html
     return ""
-
-
-def _form_attributes(name: str, description: str, title: str, autosubmit: bool) -> SafeString:
-    html = format_html(' toolname="{}" tooldescription="{}"', name, description)
-    if title:
-        html += format_html(' tooltitle="{}"', title)
-    if autosubmit:
-        html += mark_safe(" toolautosubmit")  # a literal attribute name: nothing to escape
-    return html

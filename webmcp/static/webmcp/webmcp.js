@@ -2,31 +2,41 @@
  * WebMCP runtime: the only code on the site that touches `document.modelContext`.
  *
  * The server renders the page's manifest into <script id="webmcp-manifest"> ({% webmcp_tools %}):
- *   {fingerprint, route, stateVersion, reasons, tools: [{name, title?, description, inputSchema,
- *    annotations?, binding: "input" | "route" | "form", method, endpoint: "/api/x/{id}",
- *    routeValues?, autosubmit?}]}
+ *   {fingerprint, route, stateVersion, reasons, texts, tools: [{name, title?, description,
+ *    inputSchema, annotations?, binding: "input" | "route", method, endpoint: "/x/{id}/",
+ *    routeValues?, confirm?}]}
  *
- * - "input" and "route" tools are registered here, each with its own AbortController (aborting is
- *   the only way to unregister). The registered set follows the manifest on load, after every htmx
- *   swap and after a back/forward-cache restore: removed or changed tools are aborted, new ones added.
- * - "form" tools are the page's <form toolname=…>; the browser registers those itself, and this
- *   module answers their agent-invoked submits through `event.respondWith()`.
+ * - Every tool is registered imperatively, each with its own AbortController (aborting is the only way
+ *   to unregister), so the agent sees the whole contract: annotations, maxLength, enums and
+ *   additionalProperties. The registered set follows the manifest on load, after every swap and after
+ *   a back/forward-cache restore: removed or changed tools are aborted, new ones added.
+ * - One call is one request. The tool's endpoint is the page route a person's form uses (or a JSON
+ *   endpoint for a read that shows nothing). A page route answers with the page's refreshed live
+ *   region ([data-webmcp-region], which holds the manifest) and the result as a JSON island
+ *   (#webmcp-result): the region is swapped in before the call answers, so `uiUpdated: true` is a
+ *   fact. A JSON answer (a refusal, or a read) leaves the page as it is.
+ * - A `confirm` tool asks the person first: the form marked `data-webmcp-confirm` for it (and, for a
+ *   tool that takes an id, the one whose `data-webmcp-values` match the input) is highlighted and its
+ *   button focused; the request is sent only when the person presses it. Resetting the form or
+ *   pressing "not now" declines: the call answers USER_CANCELLED and nothing is sent.
  * - A tool never throws: every call resolves to an envelope {ok, code, reason, message, nextAction,
  *   retryable, uiUpdated, stateVersion}. The browser does not validate imperative input, so the
- *   server does; this module only routes the input: path parameters into the URL, the rest into the
- *   query string (GET) or a JSON body, unchanged, so the server sees and refuses anything wrong.
- * - After a write that changed the visitor's state, the live region ([data-webmcp-region], which
- *   holds the manifest) is re-rendered from the server, so the page and its tools follow at once.
- *   Chromium cancels a pending call whose tool disappears, so nothing that would remove the tool
- *   being called (aborting it, or replacing its form) happens before its answer is delivered.
+ *   server does; this module only routes it: path parameters into the URL, the rest into the query
+ *   string (GET) or a JSON body, unchanged, so the server sees and refuses anything wrong. Only a call
+ *   that must wait for the person is checked here first (against its schema), so nobody is asked to
+ *   confirm what the server would refuse.
+ * - Chromium cancels a pending call whose tool disappears, so a tool with a call in flight keeps its
+ *   registration until that call has answered.
  */
 
 const REGION = "[data-webmcp-region]";
-const EMPTY_MANIFEST = Object.freeze({ tools: [], stateVersion: 0, reasons: {} });
+const RESULT_ID = "webmcp-result";
+const EMPTY_MANIFEST = Object.freeze({ tools: [], stateVersion: 0, reasons: {}, texts: {} });
 const modelContext = document.modelContext;
 const canRegister = typeof modelContext?.registerTool === "function";
 const registered = new Map(); // tool name -> {controller, signature}
 const running = new Map(); // tool name -> number of calls in flight
+const pending = new Map(); // form -> {finish(boolean)} while a person is asked to confirm
 let manifest = EMPTY_MANIFEST;
 
 function readManifest() {
@@ -40,14 +50,12 @@ function readManifest() {
   }
 }
 
-/** Make the registered imperative tools equal to the manifest's (idempotent). A tool with a call
- * in flight is left alone until that call has answered; `settle` runs sync again then. */
+/** Make the registered tools equal to the manifest's (idempotent). A tool with a call in flight is
+ * left alone until that call has answered; `settle` runs sync again then. */
 function sync() {
   manifest = readManifest();
   if (!canRegister) return;
-  const wanted = new Map(
-    manifest.tools.filter((tool) => tool.binding !== "form").map((tool) => [tool.name, tool]),
-  );
+  const wanted = new Map(manifest.tools.map((tool) => [tool.name, tool]));
   for (const [name, entry] of registered) {
     const tool = wanted.get(name);
     if ((tool && JSON.stringify(tool) === entry.signature) || running.has(name)) continue;
@@ -104,11 +112,15 @@ function invalid(message, nextAction, extra = {}) {
   return failure("INVALID_INPUT", "VALIDATION_ERROR", message, nextAction, extra);
 }
 
+function reason(key, fallback) {
+  return manifest.reasons?.[key] ?? fallback;
+}
+
 /** No usable answer. For a write the outcome is unknown: retrying blindly could repeat it. */
 function lost(method, error) {
   console.warn("webmcp: no usable answer", error);
   if (method === "GET") {
-    return failure("TEMPORARY_FAILURE", manifest.reasons?.unavailable ?? "SERVICE_UNAVAILABLE",
+    return failure("TEMPORARY_FAILURE", reason("unavailable", "SERVICE_UNAVAILABLE"),
       "The service did not give a usable answer.",
       "Retry later; do not report this as an empty result.", { retryable: true });
   }
@@ -123,9 +135,8 @@ function isPlainObject(value) {
   return proto === Object.prototype || proto === null;
 }
 
-// ---- the request path shared by imperative tools and declarative forms -----------------------
+// ---- one call --------------------------------------------------------------------------------
 
-/** Imperative `execute`: check the input's shape and the page's object, then call the endpoint. */
 async function execute(tool, input, signal) {
   try {
     if (!isPlainObject(input)) {
@@ -136,7 +147,7 @@ async function execute(tool, input, signal) {
       for (const [key, value] of Object.entries(tool.routeValues ?? {})) {
         const given = params[key];
         if (given !== undefined && given !== null && given !== value) {
-          return failure("INVALID_INPUT", manifest.reasons?.routeMismatch ?? "ROUTE_OBJECT_MISMATCH",
+          return failure("INVALID_INPUT", reason("routeMismatch", "ROUTE_OBJECT_MISMATCH"),
             `This page is about another object (${key} ${JSON.stringify(value)}, not ${JSON.stringify(given)}).`,
             `Call ${tool.name} with {} to act on this page's object, or open the page of ` +
               `${JSON.stringify(given)} and call ${tool.name} there.`);
@@ -144,7 +155,11 @@ async function execute(tool, input, signal) {
         delete params[key];
       }
     }
-    return await call(tool, params, { signal });
+    if (tool.confirm) {
+      const refusal = await askThePerson(tool, params, signal);
+      if (refusal) return refusal;
+    }
+    return await call(tool, params, signal);
   } catch (error) {
     return lost(tool.method, error);
   }
@@ -181,7 +196,12 @@ function buildRequest(tool, params) {
     }
     return encodeURIComponent(text);
   });
-  const headers = { Accept: "application/json", "X-Client-Mode": "agent" };
+  const headers = {
+    Accept: "text/html, application/json",
+    "X-Client-Mode": "agent",
+    "X-WebMCP-Tool": tool.name,
+    "X-WebMCP-Page": location.href, // the page whose region the answer redraws
+  };
   const token = csrfToken();
   if (token) headers["X-CSRFToken"] = token;
   const rest = Object.entries(params).filter(([, value]) => value !== null && value !== undefined);
@@ -198,12 +218,8 @@ function buildRequest(tool, params) {
   return { url, headers, body, missing, mistyped };
 }
 
-/**
- * Call the endpoint and return the server's envelope with `uiUpdated` set. After a write that
- * changed the state the region is refreshed: at once for an imperative tool; for a form (which the
- * refresh replaces, cancelling its pending call) right after the answer, once the fresh page is in.
- */
-async function call(tool, params, { signal, afterAnswer = false } = {}) {
+/** Send the one request of this call; show the region it brings; return its result. */
+async function call(tool, params, signal) {
   const request = buildRequest(tool, params);
   if (request.missing.length || request.mistyped.length) {
     const fields = Object.fromEntries([
@@ -213,124 +229,194 @@ async function call(tool, params, { signal, afterAnswer = false } = {}) {
     return invalid(`Missing or mistyped: ${Object.keys(fields).join(", ")}.`,
       "Call the tool again with every required field, as the schema describes it.", { fields });
   }
-  let body;
+  let response;
+  let text;
   try {
-    const response = await fetch(request.url, {
+    response = await fetch(request.url, {
       method: tool.method,
       credentials: "same-origin",
       headers: request.headers,
       body: request.body,
       signal,
     });
-    body = await response.json();
+    text = await response.text();
   } catch (error) {
     return lost(tool.method, error);
   }
-  if (!isPlainObject(body)) return lost(tool.method, new TypeError("The answer is not a JSON object."));
-  const result = { ...body, uiUpdated: false };
-  if (tool.method !== "GET" && body.ok === true && body.stateVersion !== manifest.stateVersion) {
-    const show = await freshRegion();
-    if (show && afterAnswer) {
-      setTimeout(show, 0);
-      result.uiUpdated = true;
-    } else if (show) {
-      result.uiUpdated = show();
+  const type = response.headers.get("Content-Type") ?? "";
+  if (type.includes("application/json")) {
+    let body;
+    try {
+      body = JSON.parse(text);
+    } catch (error) {
+      return lost(tool.method, error);
     }
+    return isPlainObject(body) ? { ...body, uiUpdated: false } : lost(tool.method, new TypeError("not an object"));
   }
-  return result;
+  const page = new DOMParser().parseFromString(text, "text/html");
+  const island = page.getElementById(RESULT_ID);
+  let result;
+  try {
+    result = JSON.parse(island?.textContent ?? "");
+  } catch (error) {
+    return lost(tool.method, error);
+  }
+  if (!isPlainObject(result)) return lost(tool.method, new TypeError("no result in the answer"));
+  const pushUrl = response.headers.get("HX-Push-Url");
+  return { ...result, uiUpdated: showRegion(page.querySelector(REGION), pushUrl) };
 }
 
 // ---- keeping the visible page in step ------------------------------------------------------
 
-/** Load this page afresh; return a function that swaps in its live region (true when it did), or
- * null when there is nothing to show. The manifest is in the region, so the tools follow it. */
-async function freshRegion() {
-  if (!window.htmx || !document.querySelector(REGION)) return null;
-  let html;
+/** Swap the answer's region for the page's; true when the page now shows it. */
+function showRegion(region, pushUrl) {
+  const before = document.querySelector(REGION);
+  if (!region || !before) return false;
   try {
-    const response = await fetch(location.href, {
-      credentials: "same-origin",
-      headers: { Accept: "text/html", "X-Client-Mode": "agent" },
-    });
-    html = response.ok ? await response.text() : "";
-  } catch (error) {
-    console.warn("webmcp: could not reload the page", error);
-    return null;
-  }
-  if (!new DOMParser().parseFromString(html, "text/html").querySelector(REGION)) return null;
-  return () => {
-    const before = document.querySelector(REGION);
-    try {
-      window.htmx.swap(REGION, html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 }, { select: REGION });
-    } catch (error) {
-      console.warn("webmcp: could not refresh the page", error);
+    if (window.htmx) {
+      // htmx processes the new content (its hx- attributes) as it would after its own swap.
+      window.htmx.swap(before, region.outerHTML, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
+    } else {
+      before.replaceWith(document.importNode(region, true));
     }
-    sync();
-    return Boolean(before) && !before.isConnected;
-  };
-}
-
-/**
- * Show an agent's search exactly as a person's: htmx issues the form's own request (hx-get with
- * the form's values, which the browser filled from the agent's input), swaps it into the form's
- * hx-target with its hx-swap, and pushes the URL itself when the form has hx-push-url.
- */
-async function showResults(form) {
-  let swapped = false;
-  const mark = (event) => {
-    if (event.detail?.requestConfig?.elt === form) swapped = true;
-  };
-  document.addEventListener("htmx:afterSwap", mark);
-  try {
-    await window.htmx.ajax("GET", form.getAttribute("hx-get") || form.action, {
-      source: form,
-      headers: { "X-Client-Mode": "agent" }, // done for the agent: recorded as its activity
-    });
   } catch (error) {
-    console.warn("webmcp: could not show the results", error);
-  } finally {
-    document.removeEventListener("htmx:afterSwap", mark);
+    console.warn("webmcp: could not show the answer", error);
+    return false;
   }
-  return swapped;
+  if (pushUrl && pushUrl !== location.pathname + location.search) {
+    // Marked as htmx's own entry: going back asks the server for that page again.
+    history.pushState({ htmx: true }, "", pushUrl);
+  }
+  sync();
+  return !before.isConnected;
 }
 
-function formInput(form) {
-  const input = {};
-  for (const [key, value] of new FormData(form)) {
-    if (key !== "csrfmiddlewaretoken" && typeof value === "string" && value !== "") input[key] = value;
-  }
-  return input;
+// ---- asking the person -----------------------------------------------------------------------
+
+function phrase(key, fallback) {
+  return manifest.texts?.[key] ?? fallback;
 }
 
-async function answerForm(form, tool) {
+/** Null when the person pressed the form's button; otherwise the envelope that ends the call. */
+async function askThePerson(tool, params, signal) {
+  const problems = schemaProblems(tool.inputSchema, params);
+  if (problems) {
+    return invalid(`Invalid input: ${Object.keys(problems).join(", ")}.`,
+      "Call the tool again with an input that follows the schema.", { fields: problems });
+  }
+  const form = [...document.querySelectorAll("form[data-webmcp-confirm]")].find(
+    (candidate) => candidate.dataset.webmcpConfirm === tool.name && valuesMatch(candidate, params),
+  );
+  if (!form) {
+    return failure("INVALID_INPUT", reason("notOnPage", "NOT_ON_THIS_PAGE"),
+      "Nothing on this page can confirm this call for the person.",
+      "Use an id that this page lists, or open the object's own page and call the tool there.");
+  }
+  if (pending.has(form)) {
+    return failure("TEMPORARY_FAILURE", reason("busy", "CONFIRMATION_PENDING"),
+      "The person has not answered an earlier request of this tool yet.",
+      "Wait for the earlier call to answer, then try again.", { retryable: true });
+  }
+  const pressed = await waitForPress(form, signal);
+  if (pressed) return null;
+  return failure("USER_CANCELLED", reason("declined", "FORM_RESET"),
+    "The person declined: nothing was done.",
+    "Stop; do not retry unless the person asks again.");
+}
+
+function valuesMatch(form, params) {
+  let values = {};
   try {
-    const params = { ...formInput(form), ...(tool.routeValues ?? {}) };
-    const result = await call(tool, params, { afterAnswer: true });
-    if (tool.autosubmit && result.ok === true && window.htmx && form.hasAttribute("hx-get")) {
-      result.uiUpdated = await showResults(form);
-    }
-    return result;
+    values = JSON.parse(form.dataset.webmcpValues || "{}");
   } catch (error) {
-    return lost(tool.method, error);
+    return false;
   }
+  return Object.entries(values).every(([key, value]) => params[key] === value);
 }
 
-// Capture phase on document: runs before htmx's listener on the form and before navigation.
+/** Highlight `form`, focus its button and wait: true when pressed, false when declined or aborted. */
+function waitForPress(form, signal) {
+  return new Promise((resolve) => {
+    const prompt = document.createElement("p");
+    prompt.className = "webmcp-confirm";
+    prompt.setAttribute("role", "status");
+    prompt.textContent = `${phrase("confirm", "An assistant asks to do this for you. Press the button to confirm.")} `;
+    const decline = document.createElement("button");
+    decline.type = "reset";
+    decline.className = "link-button";
+    decline.textContent = phrase("decline", "Not now");
+    prompt.append(decline);
+    const finish = (pressed) => {
+      pending.delete(form);
+      form.removeEventListener("reset", onReset);
+      signal?.removeEventListener("abort", onAbort);
+      delete form.dataset.webmcpPending;
+      prompt.remove();
+      resolve(pressed);
+    };
+    const onReset = () => finish(false);
+    const onAbort = () => finish(false);
+    pending.set(form, { finish });
+    form.addEventListener("reset", onReset);
+    signal?.addEventListener("abort", onAbort);
+    form.dataset.webmcpPending = "";
+    form.prepend(prompt);
+    const button = form.querySelector('button[type="submit"], button:not([type]), input[type="submit"]');
+    button?.scrollIntoView({ block: "center" });
+    button?.focus();
+  });
+}
+
+// The person's press of a form waiting for them: the pending call sends its request instead of the
+// form's own submit (capture phase on document runs before htmx's listener and before navigation).
 document.addEventListener(
   "submit",
   (event) => {
-    const form = event.target;
-    if (!event.agentInvoked || typeof event.respondWith !== "function") return;
-    if (!(form instanceof HTMLFormElement)) return;
-    const name = form.getAttribute("toolname");
-    const tool = manifest.tools.find((entry) => entry.name === name && entry.binding === "form");
-    if (!tool) return;
+    const waiting = pending.get(event.target);
+    if (!waiting || !event.isTrusted) return;
     event.preventDefault();
     event.stopImmediatePropagation();
-    event.respondWith(settle(name, () => answerForm(form, tool)));
+    waiting.finish(true);
   },
   true,
 );
+
+/** The input's problems against the subset of JSON Schema the registry generates; null when none. */
+function schemaProblems(schema, input) {
+  const problems = {};
+  const properties = schema?.properties ?? {};
+  for (const name of schema?.required ?? []) {
+    if (input[name] === undefined || input[name] === null) problems[name] = ["This field is required."];
+  }
+  for (const [name, value] of Object.entries(input)) {
+    const spec = properties[name];
+    if (!spec) {
+      if (schema?.additionalProperties === false) problems[name] = ["This parameter is not accepted."];
+      continue;
+    }
+    if (value === null || value === undefined) continue;
+    if (spec.type === "string") {
+      if (typeof value !== "string") problems[name] = ["Give this field as a string."];
+      else if (spec.maxLength !== undefined && value.length > spec.maxLength) {
+        problems[name] = [`At most ${spec.maxLength} characters.`];
+      } else if (spec.minLength !== undefined && value.length < spec.minLength) {
+        problems[name] = [`At least ${spec.minLength} characters.`];
+      } else if (spec.pattern && !matches(spec.pattern, value)) {
+        problems[name] = ["This value does not have the expected form."];
+      }
+    }
+    if (spec.enum && !spec.enum.includes(value)) problems[name] = ["This value is not one of the choices."];
+  }
+  return Object.keys(problems).length ? problems : null;
+}
+
+function matches(pattern, value) {
+  try {
+    return new RegExp(pattern, "u").test(value);
+  } catch (error) {
+    return true; // a pattern this engine cannot read: the server decides
+  }
+}
 
 // htmx events bubble from the swapped element through body to document.
 document.addEventListener("htmx:afterSettle", () => sync());
