@@ -31,10 +31,13 @@ Notes for agents:
   instructions.
 - A search that matches nothing succeeds with `count: 0`. Ask the person before dropping or changing
   any condition; never relax a search on your own.
-- Registering and cancelling are consequential: the person must be signed in, and confirms by pressing
-  the button on the event's page.
+- A search is judged on its own input: a condition you leave out is no condition, whatever the page
+  showed before.
+- Registering and cancelling need a signed-in person, who confirms each call by pressing the page's
+  button for it; if they decline, the call fails with `USER_CANCELLED` and nothing is done.
 - Every failure, from a tool or the API, is one JSON envelope: `{ok: false, code, reason, message,
-  nextAction, retryable}`. Follow `nextAction`; only `TEMPORARY_FAILURE` is worth retrying.
+  nextAction, retryable, uiUpdated, stateVersion}`. Follow `nextAction`; only `TEMPORARY_FAILURE` is
+  worth retrying.
 """
 
 ROUTE_TITLES = {
@@ -58,16 +61,18 @@ def _describe_property(name: str, schema: dict[str, Any], required: bool) -> str
     return f"{text}: {description}" if description else text
 
 
-def _describe_tool(tool: dict[str, Any]) -> list[str]:
+def _describe_tool(tool: dict[str, Any], *, confirmed: bool) -> list[str]:
     hints = [
         label
         for key, label in (
             ("readOnlyHint", "read-only"),
             ("untrustedContentHint", "returns organisers' text"),
-            ("consequentialHint", "consequential: the person confirms"),
+            ("consequentialHint", "consequential"),
         )
         if tool.get("annotations", {}).get(key)
     ]
+    if confirmed:
+        hints.append("the person confirms each call by pressing the page's button for it")
     head = f"- `{tool['name']}`" + (f" ({', '.join(hints)})" if hints else "") + f": {tool['description']}"
     properties = tool["inputSchema"].get("properties", {})
     required = set(tool["inputSchema"].get("required", ()))
@@ -86,9 +91,11 @@ def _tool_sections(request: HttpRequest) -> list[str]:
     lines = [
         "## WebMCP tools",
         "",
-        "Registered on each page through `document.modelContext` (Chromium with WebMCP enabled). A page "
-        "offers a tool only while it applies: for example `register_event` only while registration is "
-        "open, `cancel_registration` only while the person is registered.",
+        "Registered on each page through `document.modelContext` (Chromium with WebMCP enabled), each with "
+        "its annotations and full input schema. A page offers a tool only while it applies: for example "
+        "`register_event` only while registration is open, `cancel_registration` only while the person is "
+        "registered. One call is one request; a call that changes what the page shows redraws it before "
+        "it answers (`uiUpdated: true`).",
         "",
         f"Tool catalogue fingerprint: `{registry.fingerprint()}`.",
     ]
@@ -97,8 +104,9 @@ def _tool_sections(request: HttpRequest) -> list[str]:
         title = ROUTE_TITLES.get(url_name, url_name)
         heading = f"[{title}]({request.build_absolute_uri(path)})" if "{" not in path else title
         lines += ["", f"### {heading}: `{path}`", ""]
+        confirmed = {tool.name for tool, exposure in registry.exposures_for(url_name) if exposure.confirm}
         for tool in registry.catalogue(url_name)["tools"]:
-            lines += _describe_tool(tool)
+            lines += _describe_tool(tool, confirmed=tool["name"] in confirmed)
     return lines
 
 
@@ -121,7 +129,7 @@ def render_llms_txt(request: HttpRequest) -> str:
             "",
             "## API",
             "",
-            link("OpenAPI schema", "api-schema", "the REST API the tools call, with every error envelope."),
+            link("OpenAPI schema", "api-schema", "the REST API: the same rules, every error envelope."),
             link("API documentation", "api-docs", "the same, readable."),
             link("Health", "health", "version, revision and the tool catalogue fingerprint."),
         ]

@@ -218,6 +218,7 @@ SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_FAILURE_VIEW = "events.api.errorpages.csrf_failure"  # the envelope for WebMCP tool calls
 CSRF_COOKIE_HTTPONLY = True  # pages hand the token to scripts in <meta name="csrf-token">
 CSRF_COOKIE_SAMESITE = "Lax"
 # Production behind TLS sets these (README, "Deployment"); off by default so http://127.0.0.1 works.

@@ -9,6 +9,7 @@ from django.core.management import call_command
 from events.choices import RegistrationStatus
 from tests.browser.conftest import manifest, wait_for_tools
 from tests.factories import EventFactory, RegistrationFactory
+from webmcp.registry import Binding, registry
 
 BROWSER_ANNOTATIONS = {
     "readOnlyHint": "readOnly",
@@ -23,25 +24,31 @@ def catalogue_for(path: str) -> dict[str, dict]:
     return {tool["name"]: tool for tool in json.loads(out.getvalue())["tools"]}
 
 
-def assert_listed_tools_match(page, path: str, expected: set[str]) -> None:
+def assert_listed_tools_match(page, path: str, expected: set[str], *, confirmed: set[str] = frozenset()):
+    """Field by field: what Chromium lists = the registry's declaration = the manifest = the catalogue.
+
+    `confirmed` are the tools whose calls on this page wait for the person's press.
+    """
     listed = {tool["name"]: tool for tool in wait_for_tools(page, expected)}
     rendered = {tool["name"]: tool for tool in manifest(page)["tools"]}
     assert set(rendered) == expected, "the manifest and the browser disagree"
     catalogue = catalogue_for(path)
     for name, tool in listed.items():
-        assert tool["description"] == rendered[name]["description"] == catalogue[name]["description"]
-        assert tool["inputSchema"] == rendered[name]["inputSchema"] == catalogue[name]["inputSchema"] or (
-            rendered[name]["binding"]
-            == "form"  # a form's schema is derived by the browser: see test_search_events
+        declared = registry.get(name)
+        schema = declared.schema_for(Binding(rendered[name]["binding"]))
+        assert tool["description"] == str(declared.description) == catalogue[name]["description"]
+        assert (
+            tool["inputSchema"] == schema == rendered[name]["inputSchema"] == catalogue[name]["inputSchema"]
         )
-        shown = {k for k, v in tool.get("annotations", {}).items() if v}
-        if rendered[name]["binding"] == "form":
-            # A declarative form has no attribute for annotations (declarative-api-explainer): the
-            # browser shows none; the manifest and the catalogue still carry ours.
-            assert shown == set()
-            assert rendered[name].get("annotations", {}) == catalogue[name].get("annotations", {})
-        else:
-            assert shown == {BROWSER_ANNOTATIONS[k] for k in catalogue[name].get("annotations", {})}
+        shown = {key for key, value in tool.get("annotations", {}).items() if value}
+        assert shown == {BROWSER_ANNOTATIONS[key] for key in declared.annotations}, name
+        assert declared.annotations == catalogue[name].get("annotations", {})
+        assert rendered[name].get("confirm", False) == (name in confirmed), name
+    # The page marks a form for the person to press exactly for the confirmed tools.
+    marked = set(
+        page.locator("form[data-webmcp-confirm]").evaluate_all("f => f.map(x => x.dataset.webmcpConfirm)")
+    )
+    assert marked == set(confirmed)
 
 
 @pytest.fixture
@@ -57,19 +64,17 @@ def test_catalogue_on_the_list_page(page):
 def test_catalogue_on_a_detail_page_for_an_anonymous_visitor(page, open_event):
     path = f"/events/{open_event.public_id}/"
     page.goto(path)
+    # register_event answers AUTH_REQUIRED at once: nothing to confirm.
     assert_listed_tools_match(page, path, {"get_event_details", "save_event", "register_event"})
-    register = next(tool for tool in manifest(page)["tools"] if tool["name"] == "register_event")
-    assert register["binding"] == "route"  # answers AUTH_REQUIRED at once: no form to confirm
-    assert page.locator("form[toolname]").count() == 0
 
 
-def test_catalogue_on_a_detail_page_signed_in_offers_the_register_form(page, sign_in, make_user, open_event):
+def test_catalogue_on_a_detail_page_signed_in_confirms_register(page, sign_in, make_user, open_event):
     sign_in(make_user())
     path = f"/events/{open_event.public_id}/"
     page.goto(path)
-    assert_listed_tools_match(page, path, {"get_event_details", "save_event", "register_event"})
-    form = page.locator("form[toolname=register_event]")
-    assert form.count() == 1 and form.get_attribute("toolautosubmit") is None
+    assert_listed_tools_match(
+        page, path, {"get_event_details", "save_event", "register_event"}, confirmed={"register_event"}
+    )
 
 
 def test_catalogue_when_registered_offers_cancel_instead_of_register(page, sign_in, make_user, open_event):
@@ -78,7 +83,12 @@ def test_catalogue_when_registered_offers_cancel_instead_of_register(page, sign_
     sign_in(user)
     path = f"/events/{open_event.public_id}/"
     page.goto(path)
-    assert_listed_tools_match(page, path, {"get_event_details", "save_event", "cancel_registration"})
+    assert_listed_tools_match(
+        page,
+        path,
+        {"get_event_details", "save_event", "cancel_registration"},
+        confirmed={"cancel_registration"},
+    )
 
 
 def test_catalogue_on_a_full_event_offers_no_register(page, sign_in, make_user, make_event):
@@ -112,7 +122,7 @@ def test_catalogue_on_my_page_offers_cancel_by_id_when_signed_in(page, sign_in, 
     RegistrationFactory(user=user, event=EventFactory(), status=RegistrationStatus.CANCELLED)
     sign_in(user)
     page.goto("/me/")
-    assert_listed_tools_match(page, "/me/", {"cancel_registration"})
+    assert_listed_tools_match(page, "/me/", {"cancel_registration"}, confirmed={"cancel_registration"})
     cancel = page.webmcp.tools()[0]
     assert cancel["inputSchema"]["required"] == ["event_id"]
 
@@ -123,3 +133,13 @@ def test_no_tools_on_sign_in_pages_or_for_anonymous_my_page(page, path):
     page.wait_for_timeout(100)
     assert page.webmcp.tools() == []
     assert manifest(page)["tools"] == []
+
+
+def test_no_cancel_tool_on_my_page_without_a_cancel_button(page, sign_in, make_user, make_event):
+    """Only a registration that can still be cancelled has a button to press, so only then the tool."""
+    user = make_user()
+    RegistrationFactory(user=user, event=make_event("evt-browser-me-past", past=True))
+    sign_in(user)
+    page.goto("/me/")
+    page.wait_for_timeout(100)
+    assert page.webmcp.tools() == [] and manifest(page)["tools"] == []

@@ -20,16 +20,16 @@ def test_a_write_whose_response_is_lost_is_unknown_outcome_and_not_retried(
         reached.append(route.request.method)
         route.abort()  # ... and its answer never arrives
 
-    page.route(f"**/api/me/saved/{event.public_id}", deliver_then_drop)
+    page.route(f"**/events/{event.public_id}/save/", deliver_then_drop)
     result = page.webmcp.call_tool("save_event", {})
     assert result["ok"] is False
     assert (result["code"], result["reason"]) == ("UNKNOWN_OUTCOME", "RESPONSE_LOST")
     assert result["retryable"] is False and result["uiUpdated"] is False
     assert "before retrying" in result["nextAction"]
-    assert reached == ["PUT"]  # sent once, never retried
+    assert reached == ["POST"]  # sent once, never retried
     assert SavedEvent.objects.filter(user=user, event=event).count() == 1
     assert Activity.objects.filter(action="save_event", user=user).count() == 1
 
-    page.unroute(f"**/api/me/saved/{event.public_id}")
+    page.unroute(f"**/events/{event.public_id}/save/")
     check = page.webmcp.call_tool("get_event_details", {})
     assert check["saved"] is True  # what the agent is told to do: read the state again

@@ -52,8 +52,10 @@ def test_register_cancelled_by_the_person_resetting_the_form(page, sign_in, make
     start_tool_call(page, "register_event", {})
     page.wait_for_function("() => document.activeElement?.closest('#register-form') !== null")
     page.evaluate("() => document.querySelector('#register-form').reset()")
-    page.wait_for_function("() => window.__toolResult !== undefined")
+    result = finish_tool_call(page)
+    assert (result["ok"], result["code"], result["reason"]) == (False, "USER_CANCELLED", "FORM_RESET")
     assert not Registration.objects.filter(user=user).exists()
+    wait_for_tools(page, OPEN)  # the tool stays offered: the person may still want it later
 
 
 def test_register_anonymous_gets_auth_required_with_where_to_sign_in(page, make_event):
@@ -67,14 +69,20 @@ def test_register_anonymous_gets_auth_required_with_where_to_sign_in(page, make_
     assert not Registration.objects.filter(event=event).exists()
 
 
-def test_cancel_from_my_page_by_id(page, sign_in, make_user, make_event):
+def test_cancel_from_my_page_by_id_after_the_persons_press(page, sign_in, make_user, make_event):
     event = make_event("evt-browser-me-cancel", capacity=5)
     user = make_user()
     Registration.objects.create(user=user, event=event)
     sign_in(user)
     page.goto("/me/")
     wait_for_tools(page, {"cancel_registration"})
-    result = page.webmcp.call_tool("cancel_registration", {"event_id": event.public_id})
+    start_tool_call(page, "cancel_registration", {"event_id": event.public_id})
+    page.wait_for_selector("form[data-webmcp-pending]")
+    page.wait_for_timeout(300)
+    assert tool_call_pending(page), "a consequential call must wait for the person, on /me/ too"
+    assert Registration.objects.get(user=user, event=event).status == RegistrationStatus.CONFIRMED
+    page.locator("form[data-webmcp-pending] button[type=submit]").click()
+    result = finish_tool_call(page)
     assert result["ok"] is True and result["registration"]["status"] == "cancelled"
     assert result["uiUpdated"] is True
     assert Registration.objects.get(user=user, event=event).status == RegistrationStatus.CANCELLED

@@ -23,7 +23,8 @@ def test_save_event_twice_saves_once_and_the_page_shows_it(page, sign_in, make_u
     second = page.webmcp.call_tool("save_event", {})
     assert second["ok"] is True and second["alreadySaved"] is True
     assert second["stateVersion"] == first["stateVersion"]
-    assert second["uiUpdated"] is False  # nothing changed, nothing to show
+    assert second["uiUpdated"] is True  # the page says it was already saved
+    assert page.locator("#main .messages").inner_text().strip() != ""
 
     assert SavedEvent.objects.filter(user=user, event__public_id="evt-webmcp-intro").count() == 1
     saved = page.request.get("/api/me/saved").json()

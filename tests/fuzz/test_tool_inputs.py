@@ -1,11 +1,12 @@
-"""Hypothesis on every WebMCP tool's input path (E2): what an agent can type, through the API it reaches.
+"""Hypothesis on every WebMCP tool's input path (E2): what an agent can type, through the endpoint it reaches.
 
 The browser does not validate an imperative tool's input against its schema, so anything an agent
 writes arrives: wrong types, nulls, extra keys, huge or odd text. `runtime_request` builds the request
 the way `webmcp.js` does (path parameters into the URL, the rest into the query string for GET or a
-JSON body otherwise, nulls dropped, `X-Client-Mode: agent`), from the tool's declaration in the
-registry. The answer must always be a success or an envelope with a code the tool can legitimately
+JSON body otherwise, nulls dropped, `X-Client-Mode: agent`, `X-WebMCP-Tool`), from the tool's
+declaration in the registry, so it reaches the page route or API endpoint the tool really calls. The answer must always be a success or an envelope with a code the tool can legitimately
 give, never a 500, and a refused call must leave saves, registrations and state versions untouched.
+Evidence levels (E1–E4): docs/evidence.md.
 """
 
 from __future__ import annotations
@@ -134,6 +135,9 @@ def well_formed(text: str) -> bool:
     return not re.search("[\ud800-\udfff]", text)
 
 
+RESULT_ISLAND = re.compile(r'<script id="webmcp-result" type="application/json">(.*?)</script>', re.S)
+
+
 @dataclass
 class Outcome:
     status: int | None  # None: the runtime refused before sending anything
@@ -170,7 +174,15 @@ def runtime_request(
     if problems:
         return Outcome(None, {"ok": False, "code": "INVALID_INPUT", "reason": "VALIDATION_ERROR"})
     rest = {key: value for key, value in params.items() if value is not None}
-    headers = {"HTTP_ACCEPT": "application/json", "HTTP_X_CLIENT_MODE": "agent"}
+    if tool.method == "GET" and any(isinstance(value, dict | list) for value in rest.values()):
+        # A query string cannot carry them: the runtime refuses before sending.
+        return Outcome(None, {"ok": False, "code": "INVALID_INPUT", "reason": "VALIDATION_ERROR"})
+    headers = {
+        "HTTP_ACCEPT": "text/html, application/json",
+        "HTTP_X_CLIENT_MODE": "agent",
+        "HTTP_X_WEBMCP_TOOL": tool_name,
+        "HTTP_X_WEBMCP_PAGE": "http://testserver/events/",
+    }
     if tool.method == "GET":
         query = urlencode([(usv(key), usv(js_string(value))) for key, value in rest.items()])
         response = client.get(url + (f"?{query}" if query else ""), **headers)
@@ -186,11 +198,18 @@ def runtime_request(
             **headers,
         )
     assert response.status_code != 500, response.content[:500]
-    assert response["Content-Type"].startswith("application/json"), (
-        response.status_code,
-        response.content[:200],
-    )
-    body = response.json()
+    if response["Content-Type"].startswith("text/html"):
+        # A page route's answer: its region and the result island, which is what the agent gets.
+        assert response.status_code == 200, response.content[:200]
+        island = RESULT_ISLAND.search(response.content.decode())
+        assert island, response.content[:200]
+        body = json.loads(island.group(1))
+    else:
+        assert response["Content-Type"].startswith("application/json"), (
+            response.status_code,
+            response.content[:200],
+        )
+        body = response.json()
     assert isinstance(body, dict)
     return Outcome(response.status_code, body)
 

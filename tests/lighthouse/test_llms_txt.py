@@ -2,6 +2,7 @@
 
 Lighthouse 13's `llms-txt` audit wants Markdown with an H1, at least one link and more than a few
 characters; we also want every tool of the registry described and no event data in the text.
+Evidence levels (E1–E4): docs/evidence.md.
 """
 
 from __future__ import annotations
@@ -60,3 +61,21 @@ def distinctive_event(db):
 
 def test_llms_txt_holds_no_event_data(distinctive_event, llms_txt):
     assert "Zebra-striped" not in llms_txt and "Only in the catalogue" not in llms_txt
+
+
+def _tool_line(llms_txt: str, url_name: str, tool_name: str) -> str:
+    section = llms_txt.split(f"`{url_template(url_name)}`\n", 1)[1].split("\n### ", 1)[0]
+    return next(line for line in section.splitlines() if line.startswith(f"- `{tool_name}`"))
+
+
+def test_llms_txt_promises_exactly_the_declared_hints_and_confirmations(llms_txt):
+    """Each tool line carries the hints the browser shows (annotations) and says the person confirms
+    only where an exposure on that route waits for their press (checked in tests/browser)."""
+    for tool in registry.tools():
+        for exposure in tool.exposures:
+            line = _tool_line(llms_txt, exposure.url_name, tool.name)
+            assert ("read-only" in line) == tool.read_only, line
+            assert ("returns organisers' text" in line) == tool.untrusted_content, line
+            assert ("consequential" in line) == tool.consequential, line
+            confirms = any(e.confirm for e in tool.exposures if e.url_name == exposure.url_name)
+            assert ("the person confirms each call" in line) == confirms, line

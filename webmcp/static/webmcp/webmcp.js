@@ -207,9 +207,9 @@ function buildRequest(tool, params) {
   const rest = Object.entries(params).filter(([, value]) => value !== null && value !== undefined);
   let body;
   if (tool.method === "GET") {
-    const query = new URLSearchParams(
-      rest.map(([key, value]) => [key, typeof value === "object" ? JSON.stringify(value) : String(value)]),
-    ).toString();
+    // A query string has no arrays or objects: sent as text they would pass for a string.
+    for (const [key, value] of rest) if (typeof value === "object") mistyped.push(key);
+    const query = new URLSearchParams(rest.map(([key, value]) => [key, String(value)])).toString();
     if (query) url += `?${query}`;
   } else if (rest.length) {
     headers["Content-Type"] = "application/json";
@@ -224,7 +224,7 @@ async function call(tool, params, signal) {
   if (request.missing.length || request.mistyped.length) {
     const fields = Object.fromEntries([
       ...request.missing.map((name) => [name, ["This field is required."]]),
-      ...request.mistyped.map((name) => [name, ["Give this field as a string."]]),
+      ...request.mistyped.map((name) => [name, ["Give this field as text, not a list or an object."]]),
     ]);
     return invalid(`Missing or mistyped: ${Object.keys(fields).join(", ")}.`,
       "Call the tool again with every required field, as the schema describes it.", { fields });
