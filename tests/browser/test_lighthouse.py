@@ -166,6 +166,15 @@ def test_lighthouse_scores_the_page_fully(server, path, tmp_path):
         "Lighthouse saw other tools than the page registers"
     )
 
+    # Form coverage accepts only declarative attributes (toolname/tooldescription), so it lists the
+    # site's forms, whose tools are registered imperatively with their whole contract. The audit is
+    # informative: it carries no weight in the category (README, "Agents").
+    coverage = report["audits"]["webmcp-form-coverage"]
+    assert coverage["scoreDisplayMode"] == "informative", coverage["scoreDisplayMode"]
+    if path == "/events/":
+        listed = [item["node"].get("selector", "") for item in coverage["details"]["items"]]
+        assert any("search-form" in selector for selector in listed), listed
+
     agentic = report["categories"][AGENTIC]["score"]
     assert agentic == 1.0, (shortfalls(report, AGENTIC), f"report: {report_path}")
     accessibility = report["categories"]["accessibility"]["score"]
