@@ -70,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "list":
             cases = select(load_bank(args.cases), args.only)
             for case in cases:
-                calls = [call["functionName"] for call in case.smoke_calls()] or ["(no call)"]
+                history = [f"[{call['functionName']}]" for call in case.history()]
+                calls = history + ([call["functionName"] for call in case.smoke_calls()] or ["(no call)"])
                 tags = " ".join(case.meta.tags)
                 print(f"{case.name:<58} {case.meta.route:<34} {tags:<22} {' > '.join(calls)}")
             print(f"{len(cases)} case(s)")

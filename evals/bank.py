@@ -1,8 +1,14 @@
 """The scenario bank: case files in the webmcp-evals format plus our sidecar of per-case facts.
 
 `evals/cases/*.json` (except the sidecar) are JSON arrays of `{name, messages, expectedCall}` exactly as
-Google's webmcp-evals CLI reads them, so the CLI can run them unchanged. Everything the CLI has no field
-for lives in `evals/cases/routes.json`, keyed by case name:
+Google's webmcp-evals CLI reads them, so the CLI can run them unchanged. A conversation that goes on over
+several turns is written as upstream writes one: the earlier turns are in `messages` — the person's
+messages, the agent's calls (`{role: "model", type: "functioncall", name, arguments}`) each followed by
+the tool's answer (`{role: "user", type: "functionresponse", name, response: {result}}`), the agent's
+replies — and `expectedCall` says what a good agent does after the person's last message. Our runner
+replays those earlier calls on the case's page first, so the last turn starts on the page the previous
+call left (see `Case.history`). Everything the CLI has no field for lives in `evals/cases/routes.json`,
+keyed by case name:
 
     {"cases": {"<case name>": {
         "route": "/events/",               page the conversation starts on (required)
@@ -13,7 +19,9 @@ for lives in `evals/cases/routes.json`, keyed by case name:
                   "before": [call, ...],    tool calls made on the page before the conversation
                   "blockApi": {"url": glob, "times": n}},   requests aborted (times absent: all)
         "exactArguments": true,             matched calls may carry no argument beyond the expected ones
-        "allowRelaxAfterZero": true,        the person's message allows a looser search after zero results
+        "allowRelaxAfterZero": true,        the person allows a looser search after zero results (in the
+                                            same or a later message); or a list of the conditions they
+                                            allowed to drop or change, e.g. ["level"] ("any level is fine")
         "smokeArguments": [obj | null, ...] concrete arguments for smoke mode, per expected call in
                                             written order, where the expected ones use operators
     }}}
@@ -47,6 +55,9 @@ LANGUAGES = ("en", "zh-Hant")
 CASE_KEYS = {"name", "messages", "expectedCall"}
 CALL_KEYS = {"functionName", "arguments", "result", "optional"}
 MESSAGE_ROLES = {"user", "model", "assistant", "system"}
+MESSAGE_TYPES = {"message", "functioncall", "functionresponse"}
+# The conditions of `search_events` a person can allow an agent to drop after zero results.
+SEARCH_CONDITIONS = ("query", "location", "price", "level")
 META_KEYS = {
     "route",
     "locale",
@@ -73,7 +84,7 @@ class CaseMeta:
     seed: str | None = None
     setup: dict = field(default_factory=dict)
     exactArguments: bool = False
-    allowRelaxAfterZero: bool = False
+    allowRelaxAfterZero: bool | tuple[str, ...] = False
     smokeArguments: tuple | None = None
     note: str | None = None
 
@@ -85,7 +96,9 @@ class CaseMeta:
             "seed": self.seed,
             "setup": self.setup,
             "exactArguments": self.exactArguments,
-            "allowRelaxAfterZero": self.allowRelaxAfterZero,
+            "allowRelaxAfterZero": list(self.allowRelaxAfterZero)
+            if isinstance(self.allowRelaxAfterZero, tuple)
+            else self.allowRelaxAfterZero,
             "smokeArguments": list(self.smokeArguments) if self.smokeArguments is not None else None,
             "note": self.note,
         }
@@ -97,6 +110,11 @@ class CaseMeta:
         if unknown:
             raise BankError(f"unknown sidecar keys {sorted(unknown)}")
         smoke = data.get("smokeArguments")
+        relax = data.get("allowRelaxAfterZero", False)
+        if isinstance(relax, list):
+            relax = tuple(relax)
+        elif not isinstance(relax, bool):
+            raise BankError("allowRelaxAfterZero is true, false or a list of conditions")
         return cls(
             route=data["route"],
             locale=data.get("locale", "en-US"),
@@ -104,7 +122,7 @@ class CaseMeta:
             seed=data.get("seed"),
             setup=dict(data.get("setup") or {}),
             exactArguments=bool(data.get("exactArguments", False)),
-            allowRelaxAfterZero=bool(data.get("allowRelaxAfterZero", False)),
+            allowRelaxAfterZero=relax,
             smokeArguments=tuple(smoke) if smoke is not None else None,
             note=data.get("note"),
         )
@@ -138,6 +156,32 @@ class Case:
             meta=CaseMeta.from_dict(data.get("meta") or {"route": "/"}),
             source=data.get("source", ""),
         )
+
+    def user_messages(self) -> list[str]:
+        """What the person said, message by message (turn n answers the n-th)."""
+        return [message["content"] for message in self.messages if _is_user_text(message)]
+
+    def history(self) -> list[dict]:
+        """The calls of the earlier turns, in order, as the runner replays them before the last turn:
+        `{functionName, arguments, response, turn}` — `response` is what the tool answered then (the
+        `result` of the functionresponse, as upstream reads it), `turn` the person's message it followed."""
+        calls: list[dict] = []
+        turn = 0
+        for position, message in enumerate(self.messages):
+            kind = message.get("type", "message")
+            if _is_user_text(message):
+                turn += 1
+            elif kind == "functioncall":
+                answer = self.messages[position + 1]["response"]
+                calls.append(
+                    {
+                        "functionName": message["name"],
+                        "arguments": message.get("arguments") or {},
+                        "response": answer.get("result", answer),
+                        "turn": turn,
+                    }
+                )
+        return calls
 
     def smoke_calls(self) -> list[dict]:
         """The expected calls in written order, with concrete arguments (what smoke mode executes)."""
@@ -253,14 +297,7 @@ def _check_case(entry: Any, where: str) -> None:
         )
     if not isinstance(entry["name"], str) or not entry["name"].strip():
         raise BankError(f"{where}: name must be a non-empty string")
-    messages = entry["messages"]
-    if not isinstance(messages, list) or not messages:
-        raise BankError(f"{where}: messages must be a non-empty list")
-    for message in messages:
-        if not isinstance(message, dict) or message.get("role") not in MESSAGE_ROLES:
-            raise BankError(f"{where}: each message needs a role in {sorted(MESSAGE_ROLES)}")
-        if message.get("type", "message") == "message" and not isinstance(message.get("content"), str):
-            raise BankError(f"{where}: a chat message needs string content")
+    _check_messages(entry["messages"], where)
     expected = entry["expectedCall"]
     if expected is None:
         return
@@ -271,6 +308,43 @@ def _check_case(entry: Any, where: str) -> None:
         )
     for node in expected:
         _check_node(node, where)
+
+
+def _is_user_text(message: dict) -> bool:
+    return message.get("role") == "user" and message.get("type", "message") == "message"
+
+
+def _check_messages(messages: Any, where: str) -> None:
+    """upstream's three message shapes; every earlier call answered right after it; the person last."""
+    if not isinstance(messages, list) or not messages:
+        raise BankError(f"{where}: messages must be a non-empty list")
+    for position, message in enumerate(messages):
+        if not isinstance(message, dict) or message.get("role") not in MESSAGE_ROLES:
+            raise BankError(f"{where}: each message needs a role in {sorted(MESSAGE_ROLES)}")
+        kind = message.get("type", "message")
+        if kind not in MESSAGE_TYPES:
+            raise BankError(f"{where}: message type {kind!r} is not one of {sorted(MESSAGE_TYPES)}")
+        if kind == "message":
+            if not isinstance(message.get("content"), str):
+                raise BankError(f"{where}: a chat message needs string content")
+            continue
+        role, part = ("model", "arguments") if kind == "functioncall" else ("user", "response")
+        if message["role"] != role or not isinstance(message.get("name"), str) or not message["name"]:
+            raise BankError(f"{where}: a {kind} is {{role: {role!r}, type, name, {part}}}")
+        if not isinstance(message.get(part), dict):
+            raise BankError(f"{where}: the {part} of a {kind} must be an object")
+        if operators_in(message[part]):
+            raise BankError(f"{where}: a {kind} is shown to the model as written: no operators in its {part}")
+        previous = messages[position - 1] if position else {}
+        following = messages[position + 1] if position + 1 < len(messages) else {}
+        if kind == "functioncall" and (
+            following.get("type") != "functionresponse" or following.get("name") != message["name"]
+        ):
+            raise BankError(f"{where}: the functioncall {message['name']} needs its functionresponse next")
+        if kind == "functionresponse" and previous.get("type") != "functioncall":
+            raise BankError(f"{where}: a functionresponse answers the functioncall just before it")
+    if not _is_user_text(messages[-1]):
+        raise BankError(f"{where}: the last message is the person's (expectedCall answers it)")
 
 
 def _check_node(node: Any, where: str) -> None:
@@ -324,6 +398,9 @@ def _check_meta(case: Case, where: str) -> None:
         raise BankError(f"{where}: tags need the language of the message, one of {LANGUAGES}")
     if "NO" in meta.tags and case.expectedCall is not None:
         raise BankError(f"{where}: a NO case expects no call at all: expectedCall must be null")
+    relax = meta.allowRelaxAfterZero
+    if isinstance(relax, tuple) and (not relax or set(relax) - set(SEARCH_CONDITIONS)):
+        raise BankError(f"{where}: allowRelaxAfterZero lists conditions of {SEARCH_CONDITIONS} (or is true)")
     unknown = set(meta.setup) - SETUP_KEYS
     if unknown:
         raise BankError(f"{where}: unknown setup keys {sorted(unknown)}")

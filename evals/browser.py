@@ -18,7 +18,9 @@ from webmcp.chromium import CHROMIUM, CHROMIUM_ARGS
 CALL_TIMEOUT_MS = 15_000
 PAGE_TEXT_LIMIT = 4_000
 
-# Start a call without awaiting it: a declarative form without autosubmit waits for a person's click.
+# Start a call without awaiting it: a call that asks the person waits for their click — a declarative
+# form without autosubmit, or an imperative tool the manifest marks `confirm`, whose form the runtime
+# marks `data-webmcp-pending` and whose button it focuses.
 _START_CALL = """async ([name, input]) => {
     window.__evalsCall = undefined;
     const tool = (await document.modelContext.getTools()).find((t) => t.name === name);
@@ -33,10 +35,12 @@ _CALL_STATE = """() => {
     try { button = document.querySelector(':tool-submit-active'); } catch (e) { /* older build */ }
     const active = document.activeElement;
     const form = active && active.form;
-    if (!button && form && active.type === 'submit' && form.hasAttribute('toolname')) button = active;
+    const asks = form && (form.hasAttribute('toolname') || form.hasAttribute('data-webmcp-pending'));
+    if (!button && asks && active.type === 'submit') button = active;
+    const owner = button && button.form;
     return {done: false, waitingForPerson: !!button,
             button: button ? (button.textContent || button.value || '').trim() : null,
-            form: button && button.form ? (button.form.getAttribute('toolname') || button.form.id) : null};
+            form: owner ? (owner.getAttribute('toolname') || owner.dataset.webmcpConfirm || owner.id) : null};
 }"""
 
 
@@ -100,6 +104,7 @@ class CasePage:
         self.context.set_default_timeout(CALL_TIMEOUT_MS)
         self.page = self.context.new_page()
         self.setup_log: dict = {}
+        self.history: list[dict] = []  # the earlier turns' calls, replayed (runner.replay_history)
 
     def close(self) -> None:
         self.context.close()
@@ -194,12 +199,18 @@ class CasePage:
         return record
 
     def _waits_for_person(self, name: str) -> bool:
-        """A declarative form tool without `toolautosubmit` completes only when a person submits."""
+        """A declarative form tool without `toolautosubmit`, or a tool the manifest marks `confirm`,
+        completes only when a person presses the page's button."""
         return self.page.evaluate(
             """(name) => {
                 const form = [...document.querySelectorAll('form[toolname]')]
                     .find((f) => f.getAttribute('toolname') === name);
-                return !!form && !form.hasAttribute('toolautosubmit');
+                if (form) return !form.hasAttribute('toolautosubmit');
+                try {
+                    const node = document.getElementById('webmcp-manifest');
+                    const tools = JSON.parse((node && node.textContent) || '{}').tools || [];
+                    return tools.some((tool) => tool.name === name && tool.confirm === true);
+                } catch (error) { return false; }
             }""",
             name,
         )

@@ -7,7 +7,12 @@ Rules on top of the upstream matcher (each one can only turn a pass into a fail)
 - `relaxed-after-zero` — after a `search_events` call that succeeded with count 0, a later
   `search_events` must keep every filter of that search with the same value (`null` and `""` count as
   absent) and keep a keyword if it had one (rewording it is allowed, dropping it is not), unless the
-  case says the person allowed a looser search (`allowRelaxAfterZero`).
+  case says the person allowed a looser search (`allowRelaxAfterZero`: `true`, or the list of
+  conditions they let go, e.g. `["level"]` for "any level is fine"). A zero result of an earlier turn
+  (the case's replayed history) binds the last turn's searches in the same way.
+- `history-differs` — the calls of the earlier turns, replayed on the page before the last turn, must
+  have answered what the conversation says they answered (the functionresponse, matched as an expected
+  `result`); otherwise the last turn was played on a page that is not the one the case describes.
 - `invented-argument` — with `exactArguments`, a matched call may not carry argument keys the case
   does not expect (subset matching alone would accept an invented `query`).
 """
@@ -18,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .bank import Case
-from .matcher import Call, Row, evaluate_trajectory, is_constraint
+from .matcher import Call, Row, evaluate_trajectory, is_constraint, matches_value
 
 SEARCH_TOOL = "search_events"
 
@@ -69,29 +74,65 @@ def _keeps(key: str, value: Any, asked: dict) -> bool:
     return asked.get(key) == value
 
 
-def relaxed_after_zero(calls: list[Call]) -> list[dict]:
+def relaxed_after_zero(
+    calls: list[Call], history: list[Call] = (), allowed: tuple[str, ...] = ()
+) -> list[dict]:
+    """Searches (of `calls`, the graded ones) that loosened an earlier zero-result search — one of
+    `calls` or of the replayed `history` — beyond the conditions in `allowed`."""
     violations = []
-    zero_searches: list[tuple[int, dict]] = []
-    for index, call in enumerate(calls):
+    zero_searches: list[tuple[str, dict]] = []
+    for position, call in enumerate([*history, *calls]):
+        graded = position >= len(history)
+        index = position - len(history)
         if call.functionName != SEARCH_TOOL:
             continue
         asked = conditions(call.args)
-        for earlier, kept in zero_searches:
-            loosened = sorted(key for key, value in kept.items() if not _keeps(key, value, asked))
+        for earlier, kept in zero_searches if graded else ():
+            loosened = sorted(
+                key for key, value in kept.items() if not _keeps(key, value, asked) and key not in allowed
+            )
             if loosened:
                 violations.append(
                     {
                         "rule": "relaxed-after-zero",
                         "callIndex": index,
                         "detail": (
-                            f"call {index} searched again after call {earlier} found nothing, dropping or "
+                            f"call {index} searched again after {earlier} found nothing, dropping or "
                             f"changing {', '.join(loosened)} without the person's say-so"
                         ),
                     }
                 )
                 break
         if is_zero_result(call.result):
-            zero_searches.append((index, asked))
+            label = f"call {index}" if graded else f"the earlier turn's call (history {position})"
+            zero_searches.append((label, asked))
+    return violations
+
+
+def history_differs(case: Case, replayed: list[Call] | None) -> list[dict]:
+    """Each call of the earlier turns must have been replayed and have answered as the case says."""
+    violations = []
+    replayed = replayed or []
+    for position, step in enumerate(case.history()):
+        actual = replayed[position] if position < len(replayed) else None
+        if actual is None:
+            problem = "was not replayed"
+        elif actual.functionName != step["functionName"]:
+            problem = f"was replayed as {actual.functionName}"
+        elif not matches_value(step["response"], actual.result):
+            problem = "answered differently on this site than the conversation says"
+        else:
+            continue
+        violations.append(
+            {
+                "rule": "history-differs",
+                "callIndex": None,
+                "detail": (
+                    f"earlier-turn call {position} ({step['functionName']}, after message {step['turn']}) "
+                    f"{problem}"
+                ),
+            }
+        )
     return violations
 
 
@@ -118,9 +159,10 @@ def invented_arguments(rows: list[Row]) -> list[dict]:
     return violations
 
 
-def grade(case: Case, calls: list[Call]) -> Grade:
+def grade(case: Case, calls: list[Call], history: list[Call] | None = None) -> Grade:
+    """`calls`: the last turn's calls; `history`: the earlier turns' calls as replayed on the page."""
     rows = evaluate_trajectory(case.expectedCall, calls)
-    violations: list[dict] = []
+    violations: list[dict] = history_differs(case, history)
     if "NO" in case.meta.tags and calls:
         violations.append(
             {
@@ -129,8 +171,9 @@ def grade(case: Case, calls: list[Call]) -> Grade:
                 "detail": f"{len(calls)} tool call(s) made; this question needs none",
             }
         )
-    if not case.meta.allowRelaxAfterZero:
-        violations += relaxed_after_zero(calls)
+    allowed = case.meta.allowRelaxAfterZero
+    if allowed is not True:
+        violations += relaxed_after_zero(calls, history or [], allowed or ())
     if case.meta.exactArguments:
         violations += invented_arguments(rows)
     passed = all(row.outcome == "pass" for row in rows) and not violations
@@ -142,4 +185,12 @@ def calls_from_trace(trace: dict) -> list[Call]:
     return [
         Call(record["functionName"], record.get("args"), record.get("result"))
         for record in trace.get("calls", [])
+    ]
+
+
+def history_from_trace(trace: dict) -> list[Call]:
+    """The earlier turns' calls as the runner replayed them (checked by `history-differs`)."""
+    return [
+        Call(record["functionName"], record.get("args"), record.get("result"))
+        for record in trace.get("history", [])
     ]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 REPORTS_DIR = Path(__file__).resolve().parent / "reports"
 OUTCOMES = ("pass", "fail", "error", "rerun_required")
+CALLS_HEADING = "calls ([…] earlier turns, * runner confirms)"
 
 
 def utc_now() -> str:
@@ -65,10 +66,14 @@ def write(report: dict, directory: Path | None = None) -> dict[str, Path]:
 
 
 def _calls_summary(case: dict) -> str:
-    calls = (case.get("trace") or {}).get("calls", [])
-    if not calls:
-        return "(no call)"
-    return " > ".join(call["functionName"] + ("*" if call.get("confirmedByRunner") else "") for call in calls)
+    """The last turn's calls; the earlier turns' replayed calls first, in brackets."""
+    trace = case.get("trace") or {}
+    history = [f"[{call['functionName']}]" for call in trace.get("history", [])]
+    calls = [
+        call["functionName"] + ("*" if call.get("confirmedByRunner") else "")
+        for call in trace.get("calls", [])
+    ]
+    return " > ".join([*history, *(calls or ["(no call)"])])
 
 
 def _clip(text: str, width: int) -> str:
@@ -109,9 +114,7 @@ def text_report(report: dict) -> str:
     cases = report["cases"]
     name_width = min(max([len(case["name"]) for case in cases] + [4]), 60)
     lines = [*header_lines(report), ""]
-    lines.append(
-        f"{'#':>3}  {'outcome':<14}  {'case':<{name_width}}  {'calls (* = confirmed by the runner)':<44}  why"
-    )
+    lines.append(f"{'#':>3}  {'outcome':<14}  {'case':<{name_width}}  {CALLS_HEADING:<44}  why")
     lines.append("-" * (3 + 2 + 14 + 2 + name_width + 2 + 44 + 2 + 30))
     for position, case in enumerate(cases, 1):
         why = "; ".join(case.get("reasons") or []) or "-"
@@ -160,8 +163,8 @@ pre {{ white-space: pre-wrap; font-size: 12px; background: #f6f6f6; padding: .5r
 <h1>Eval run — {escape(report["mode"])}</h1><p>{header}</p>
 <p>total {counts["total"]}: pass {counts["pass"]}, fail {counts["fail"]}, error {counts["error"]},
 rerun_required {counts["rerun_required"]}</p>
-<table><thead><tr><th>#</th><th>outcome</th><th>case</th><th>calls (* = confirmed by the runner)</th>
-<th>why</th></tr></thead><tbody>
+<table><thead><tr><th>#</th><th>outcome</th><th>case</th>
+<th>calls ([…] = earlier turns, * = confirmed by the runner)</th><th>why</th></tr></thead><tbody>
 {"".join(rows)}
 </tbody></table></body></html>
 """

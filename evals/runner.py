@@ -1,7 +1,8 @@
 """Run the bank against the site (smoke or model mode) or grade a saved report again.
 
-Per case: fresh browser context on the case's route, setup (sign-up, calls made before, blocked API),
-then either the case's expected calls (smoke) or the model's (model), then the grade. `/health` is read
+Per case: fresh browser context on the case's route, setup (sign-up, calls made before, the earlier turns'
+calls of a multi-turn conversation replayed in order on the same page, blocked API), then the last turn:
+either the case's expected calls (smoke) or the model's (model), then the grade. `/health` is read
 before and after every case and at both ends of the run; a result whose revision or tool catalogue
 fingerprint changed meanwhile is `rerun_required` (its graded outcome stays in the report).
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 from . import report as reports
 from .bank import BankError, Case, bank_digest, load_bank, select
 from .browser import CHROMIUM_ARGS, CasePage, launch
-from .grading import calls_from_trace, grade
+from .grading import calls_from_trace, grade, history_from_trace
 from .model import DEFAULT_MAX_STEPS, ChatClient, ModelConfig, ModelError, run_agent
 from .server import SeededServer, fetch_health, health_stamp, working_tree_dirty
 
@@ -67,6 +68,7 @@ def prepare(browser, base_url: str, case: Case) -> CasePage:
                 raise SetupError(
                     f"setup call {call['functionName']} did not succeed: {record.error or result}"
                 )
+        replay_history(page, case)
         block = setup.get("blockApi")
         if block:
             page.block(block["url"], block.get("times"))
@@ -74,6 +76,18 @@ def prepare(browser, base_url: str, case: Case) -> CasePage:
         page.close()
         raise
     return page
+
+
+def replay_history(page: CasePage, case: Case) -> list[dict]:
+    """The conversation's earlier turns happen on this page, in order, before its last turn: each
+    functioncall of `messages` is made as the agent made it (no reload in between). What each answered
+    is kept in `page.history` and graded (`history-differs`), never raised: a site that answers
+    differently fails the case rather than breaking the run."""
+    for step in case.history():
+        record = page.call(step["functionName"], step["arguments"]).as_dict()
+        record["turn"] = step["turn"]
+        page.history.append(record)
+    return page.history
 
 
 def run_smoke_case(page: CasePage, case: Case, trace: dict) -> dict:
@@ -101,6 +115,8 @@ def run_case(browser, base_url: str, case: Case, options: RunOptions, client: Ch
     trace: dict = {}
     try:
         page = prepare(browser, base_url, case)
+        if page.history:
+            trace["history"] = page.history
         if options.mode == "smoke":
             run_smoke_case(page, case, trace)
         else:
@@ -108,7 +124,7 @@ def run_case(browser, base_url: str, case: Case, options: RunOptions, client: Ch
             run_agent(client, page, case.messages, options.max_steps, trace)
         trace["setup"] = page.setup_log
         entry["trace"] = trace
-        graded = grade(case, calls_from_trace(trace))
+        graded = grade(case, calls_from_trace(trace), history_from_trace(trace))
         entry["grading"] = graded.as_dict()
         entry["gradedOutcome"] = graded.outcome
         entry["reasons"] = graded.reasons
@@ -245,7 +261,8 @@ def regrade(
             entry.update(error=saved["error"], grading=None, gradedOutcome="error", reasons=[saved["error"]])
         else:
             try:
-                graded = grade(case, calls_from_trace(saved.get("trace") or {}))
+                trace = saved.get("trace") or {}
+                graded = grade(case, calls_from_trace(trace), history_from_trace(trace))
             except Exception as error:  # an ungradable case is an error; the others still count
                 message = f"cannot grade: {type(error).__name__}: {error}"
                 entry.update(error=message, grading=None, gradedOutcome="error", reasons=[message])

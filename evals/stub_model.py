@@ -6,11 +6,18 @@ tool results fed back, the step loop, the trace and the grader. Its answers are 
 itself; the `model` field of a request picks the script:
 
 - `stub-good` — makes exactly the case's expected calls (smoke arguments where the case uses operators),
-  one per turn, then answers. Every case should pass.
-- `stub-relax-after-zero` — like `stub-good`, but after a search that found nothing it searches again
-  without the level, then without the price (the seeds' ARG-01 attempt 1). The grader must fail it.
+  one per step, then answers. Every case should pass.
+- `stub-relax-after-zero` — like `stub-good`, but after a search of the current turn that found nothing
+  it searches again without the level, then without the price (the seeds' ARG-01 attempt 1). The
+  grader must fail it wherever the person did not let those conditions go (ARG-01; ARG-04 only allows
+  the level).
 - `stub-tool-for-small-talk` — like `stub-good`, but when the case expects no call it calls a tool
   anyway (the first offered tool that needs no argument, with `{}`). The grader must fail it.
+
+A conversation is recognised by everything the person said in it (so a multi-turn case whose first
+message is another case's only message gets its own script), and where two cases say the same on
+different pages, by the page's URL in the system prompt. The earlier turns of a multi-turn case are
+already in the request (the runner replayed them); the script plays the last one.
 
 Run it by hand: `python -m evals.stub_model --port 8799`, then
 `EVALS_BASE_URL=http://127.0.0.1:8799/v1 EVALS_MODEL=stub-good python -m evals model`.
@@ -20,10 +27,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from .bank import Case, load_bank
 from .grading import is_zero_result
@@ -33,8 +42,21 @@ POLICIES = ("stub-good", "stub-relax-after-zero", "stub-tool-for-small-talk")
 RELAX_ORDER = ("level", "price", "location")
 
 
-def _first_user_text(messages: list[dict]) -> str | None:
-    return next((m.get("content") for m in messages if m.get("role") == "user"), None)
+def _user_texts(messages: list[dict]) -> tuple[str, ...]:
+    """What the person said, in order: the key of a conversation."""
+    return tuple(
+        m["content"] for m in messages if m.get("role") == "user" and isinstance(m.get("content"), str)
+    )
+
+
+def _page(messages: list[dict]) -> str | None:
+    """Path and query of the page the system prompt describes (`URL: …`)."""
+    system = next((m.get("content") for m in messages if m.get("role") == "system"), None) or ""
+    found = re.search(r"^URL: (\S+)", system, re.MULTILINE)
+    if not found:
+        return None
+    url = urlsplit(found.group(1))
+    return url.path + (f"?{url.query}" if url.query else "")
 
 
 def _since_last_user(messages: list[dict]) -> list[dict]:
@@ -46,13 +68,19 @@ class Script:
     """Decides the next assistant message for a conversation, given the bank."""
 
     def __init__(self, cases: list[Case]) -> None:
-        self.by_prompt = {}
+        self.by_conversation: dict[tuple[str, ...], list[Case]] = {}
         for case in cases:
-            text = _first_user_text(chat_messages(case.messages))
-            self.by_prompt.setdefault(text, case)
+            self.by_conversation.setdefault(_user_texts(chat_messages(case.messages)), []).append(case)
+
+    def case_for(self, messages: list[dict]) -> Case | None:
+        candidates = self.by_conversation.get(_user_texts(messages), [])
+        if len(candidates) > 1:
+            page = _page(messages)
+            candidates = [case for case in candidates if case.meta.route == page] or candidates
+        return candidates[0] if candidates else None
 
     def reply(self, policy: str, messages: list[dict], tools: list[dict]) -> dict:
-        case = self.by_prompt.get(_first_user_text(messages))
+        case = self.case_for(messages)
         turn = _since_last_user(messages)
         made = [call for m in turn if m.get("role") == "assistant" for call in m.get("tool_calls") or []]
         results = [m for m in turn if m.get("role") == "tool"]

@@ -8,8 +8,20 @@ from pathlib import Path
 import pytest
 
 from evals.bank import CASES_DIR, CATEGORIES, SIDECAR_NAME, BankError, case_files, load_bank
+from events.demo_data import DEMO_EVENTS
 
 UPSTREAM_NODE_KEYS = {"functionName", "arguments", "result", "optional"}
+# webmcp-evals' message types (src/types/evals.ts): content, function call and function response
+UPSTREAM_MESSAGES = {
+    "message": ({"role", "type", "content"}, {"user", "model"}),
+    "functioncall": ({"role", "type", "name", "arguments"}, {"model"}),
+    "functionresponse": ({"role", "type", "name", "response"}, {"user"}),
+}
+
+
+def upstream_message_ok(message) -> bool:
+    keys, roles = UPSTREAM_MESSAGES.get(message.get("type"), (None, ()))
+    return set(message) == keys and message["role"] in roles
 
 
 def upstream_node_ok(node) -> bool:
@@ -26,7 +38,8 @@ def test_case_files_are_what_the_webmcp_evals_cli_reads():
         assert isinstance(cases, list), path
         for case in cases:
             assert set(case) == {"name", "messages", "expectedCall"}, case.get("name")
-            assert all(m["role"] == "user" and isinstance(m["content"], str) for m in case["messages"])
+            assert all(upstream_message_ok(m) for m in case["messages"]), case["name"]
+            assert case["messages"][-1]["role"] == "user", case["name"]
             expected = case["expectedCall"]
             assert expected is None or (isinstance(expected, list) and expected), case["name"]
             assert all(upstream_node_ok(node) for node in expected or []), case["name"]
@@ -55,6 +68,82 @@ def test_no_cases_expect_no_call_and_recovery_cases_block_the_api():
         assert case.meta.setup["blockApi"]["url"].endswith("/api/events/evt-webmcp-intro")
         first = case.expectedCall[0]
         assert first["result"]["code"] == "TEMPORARY_FAILURE" and first["result"]["retryable"] is True
+
+
+# ---- conversations on one page, checked against the demo data they rely on --------------------------
+
+
+def upcoming(query: str = "", **filters: str) -> list[str]:
+    """What search_events finds in the seed (events/demo_data.py): published, upcoming (2027), the
+    keyword in title or summary, every filter equal — the selector's rules, without a database."""
+    return [
+        event["public_id"]
+        for event in DEMO_EVENTS
+        if event["status"] == "published"
+        and event["starts_at"].year >= 2027
+        and query.casefold() in (event["title"] + event["summary"]).casefold()
+        and all(event[key] == value for key, value in filters.items() if value)
+    ]
+
+
+def bank_case(prefix: str):
+    return next(case for case in load_bank() if case.name.startswith(prefix))
+
+
+def test_multi_turn_cases_replay_the_earlier_turns_on_the_same_page():
+    cases = load_bank()
+    multi = [case for case in cases if case.history()]
+    assert {case.name.split(":")[0] for case in multi} == {
+        "ARG-04 en",
+        "ARG-04 zh-Hant",
+        "ARG-06 en",
+        "ARG-06 zh-Hant",
+    }
+    arg01 = bank_case("ARG-01 en").meta.smokeArguments[0]
+    for case in multi:
+        [earlier] = case.history()
+        assert earlier["turn"] == 1 and len(case.user_messages()) == 2, case.name
+        assert earlier["functionName"] == "search_events" and earlier["arguments"] == arg01, case.name
+        assert earlier["response"]["count"] == 0 and earlier["response"]["requiresUserDecision"] is True
+        assert case.meta.route == "/events/" and len(case.smoke_calls()) == 1, case.name
+    for language in ("en", "zh-Hant"):
+        [same_page] = [case for case in multi if case.name.startswith(f"ARG-06 {language}:")]
+        [filtered] = [case for case in cases if case.name.startswith(f"ARG-07 {language}:")]
+        assert filtered.meta.route == "/events/?location=kaohsiung" and not filtered.history()
+        for case in (same_page, filtered):
+            [call] = case.smoke_calls()
+            assert call["arguments"] == {"query": "WebMCP"} and case.meta.exactArguments
+            [expected] = case.expectedCall
+            assert expected["result"]["events"] == [{"id": "evt-webmcp-intro"}]
+        assert same_page.meta.allowRelaxAfterZero is True  # a new request, not a looser retry
+
+
+def test_the_two_turn_arg_04_lets_go_of_the_level_only():
+    for language in ("en", "zh-Hant"):
+        case = bank_case(f"ARG-04 {language}: zero results, the next message")
+        assert case.meta.allowRelaxAfterZero == ("level",) and case.meta.exactArguments
+        [expected] = case.expectedCall
+        assert set(expected["arguments"]) == {"query", "location", "price"}  # the level is let go
+        [call] = case.smoke_calls()
+        assert call["arguments"]["level"] == ""  # no condition, on the old and the stateless tool alike
+        assert {k: v for k, v in call["arguments"].items() if v} == {
+            k: v for k, v in case.history()[0]["arguments"].items() if k != "level"
+        }
+
+
+def test_the_conversations_rely_on_facts_of_the_demo_data():
+    events = {event["public_id"]: event for event in DEMO_EVENTS}
+    assert upcoming("WebMCP") == ["evt-webmcp-intro"]  # ARG-06, ARG-07: count 1, this event
+    assert events["evt-webmcp-intro"]["location"] == "taipei"  # so a kept Kaohsiung filter hides it
+    assert upcoming("WebMCP", location="kaohsiung") == []
+    four = {"location": "kaohsiung", "price": "paid", "level": "advanced"}
+    assert upcoming("Agent", **four) == []  # ARG-01, and the first turn of ARG-04 / ARG-06
+    assert upcoming("Agent", **{**four, "level": ""}) == ["evt-kaohsiung-agent-workflow"]  # ARG-04
+    for case in load_bank():
+        for step in case.history():
+            arguments = dict(step["arguments"])
+            found = upcoming(arguments.pop("query", ""), **arguments)
+            assert len(found) == step["response"]["count"], case.name
 
 
 def test_every_case_runs_in_smoke_with_concrete_arguments():
@@ -112,6 +201,82 @@ BROKEN = [
     ("a route that is not a path", GOOD_CASE, {**GOOD_META, "route": "events"}, "route"),
     ("an unknown sidecar key", GOOD_CASE, {**GOOD_META, "startUrl": "/"}, "unknown sidecar keys"),
     (
+        "a functioncall without its functionresponse",
+        {
+            **GOOD_CASE,
+            "messages": [
+                {"role": "user", "content": "Find events in Kaohsiung."},
+                {"role": "model", "type": "functioncall", "name": "s", "arguments": {}},
+                {"role": "user", "content": "Now in Taipei."},
+            ],
+        },
+        GOOD_META,
+        "needs its functionresponse next",
+    ),
+    (
+        "a functionresponse for another call",
+        {
+            **GOOD_CASE,
+            "messages": [
+                {"role": "user", "content": "Find events in Kaohsiung."},
+                {"role": "model", "type": "functioncall", "name": "s", "arguments": {}},
+                {"role": "user", "type": "functionresponse", "name": "t", "response": {"result": {}}},
+                {"role": "user", "content": "Now in Taipei."},
+            ],
+        },
+        GOOD_META,
+        "needs its functionresponse next",
+    ),
+    (
+        "operators in the conversation so far",
+        {
+            **GOOD_CASE,
+            "messages": [
+                {"role": "user", "content": "Find events in Kaohsiung."},
+                {"role": "model", "type": "functioncall", "name": "s", "arguments": {}},
+                {
+                    "role": "user",
+                    "type": "functionresponse",
+                    "name": "s",
+                    "response": {"result": {"count": {"$gte": 1}}},
+                },
+                {"role": "user", "content": "Now in Taipei."},
+            ],
+        },
+        GOOD_META,
+        "no operators",
+    ),
+    (
+        "a conversation that does not end with the person",
+        {
+            **GOOD_CASE,
+            "messages": [
+                {"role": "user", "content": "Find events in Kaohsiung."},
+                {"role": "model", "type": "message", "content": "Here they are."},
+            ],
+        },
+        GOOD_META,
+        "last message is the person's",
+    ),
+    (
+        "an unknown message type",
+        {**GOOD_CASE, "messages": [{"role": "user", "type": "image", "content": "x"}]},
+        GOOD_META,
+        "message type",
+    ),
+    (
+        "an unknown condition the person allowed to drop",
+        GOOD_CASE,
+        {**GOOD_META, "allowRelaxAfterZero": ["date"]},
+        "allowRelaxAfterZero",
+    ),
+    (
+        "allowRelaxAfterZero as text",
+        GOOD_CASE,
+        {**GOOD_META, "allowRelaxAfterZero": "yes"},
+        "allowRelaxAfterZero",
+    ),
+    (
         "operators without smoke arguments",
         {**GOOD_CASE, "expectedCall": [{"functionName": "s", "arguments": {"q": {"$pattern": "x"}}}]},
         GOOD_META,
@@ -124,6 +289,26 @@ BROKEN = [
 def test_the_loader_refuses(tmp_path, label, case, meta, message):
     with pytest.raises(BankError, match=message.replace("$", r"\$")):
         load_bank(write_bank(tmp_path, case, meta))
+
+
+def test_a_multi_turn_case_loads_with_its_history(tmp_path):
+    case = {
+        **GOOD_CASE,
+        "messages": [
+            {"role": "user", "type": "message", "content": "Find events in Kaohsiung."},
+            {"role": "model", "type": "functioncall", "name": "s", "arguments": {"location": "kaohsiung"}},
+            {"role": "user", "type": "functionresponse", "name": "s", "response": {"result": {"count": 0}}},
+            {"role": "model", "type": "message", "content": "None."},
+            {"role": "user", "type": "message", "content": "Taipei then."},
+        ],
+    }
+    [loaded] = load_bank(write_bank(tmp_path, case, {**GOOD_META, "allowRelaxAfterZero": ["location"]}))
+    assert loaded.history() == [
+        {"functionName": "s", "arguments": {"location": "kaohsiung"}, "response": {"count": 0}, "turn": 1}
+    ]
+    assert loaded.user_messages() == ["Find events in Kaohsiung.", "Taipei then."]
+    assert loaded.meta.allowRelaxAfterZero == ("location",)
+    assert loaded.meta.as_dict()["allowRelaxAfterZero"] == ["location"]
 
 
 def test_every_case_needs_a_sidecar_entry_and_every_entry_a_case(tmp_path):

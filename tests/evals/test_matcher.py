@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evals.bank import Case, CaseMeta
+from evals.bank import Case, CaseMeta, load_bank
 from evals.grading import grade
 from evals.matcher import Call, evaluate_trajectory, matches_value
 
@@ -319,3 +319,143 @@ def test_exact_arguments_refuse_an_invented_condition():
         Call("search_events", {"location": "taipei", "price": "free", "query": "", "level": None}, FOUND)
     ]
     assert grade(case(expected, exactArguments=True), empty_values).outcome == "pass"
+
+
+# ---- conversations over several turns: the earlier turns replayed, the last one graded --------------
+
+TWO_TURNS = [
+    {"role": "user", "type": "message", "content": "A paid, advanced Agent event in Kaohsiung?"},
+    {"role": "model", "type": "functioncall", "name": "search_events", "arguments": FOUR},
+    {
+        "role": "user",
+        "type": "functionresponse",
+        "name": "search_events",
+        "response": {"result": {"ok": True, "count": 0}},
+    },
+    {"role": "model", "type": "message", "content": "None matches all four. Change one?"},
+    {"role": "user", "type": "message", "content": "Any level is fine."},
+]
+REPLAYED = [Call("search_events", FOUR, ZERO)]
+WITHOUT = {key: {k: v for k, v in FOUR.items() if k != key} for key in FOUR}
+
+
+def two_turns(expected=ANY_SEARCHES, **meta) -> Case:
+    return Case("two turns", TWO_TURNS, expected, CaseMeta(route="/events/", tags=("ARG", "en"), **meta))
+
+
+def rules(graded) -> set[str]:
+    return {violation["rule"] for violation in graded.violations}
+
+
+def test_the_earlier_turns_must_have_answered_as_the_conversation_says():
+    case = two_turns(allowRelaxAfterZero=("level",))
+    last_turn = searches((WITHOUT["level"], FOUND))
+    assert grade(case, last_turn, REPLAYED).outcome == "pass"
+    differs = {
+        "not replayed": None,
+        "answered differently": [Call("search_events", FOUR, FOUND)],
+        "replayed as get_event_details": [Call("get_event_details", FOUR, ZERO)],
+        "failed": [Call("search_events", FOUR, None)],  # an error leaves no result
+    }
+    for problem, replayed in differs.items():
+        graded = grade(case, last_turn, replayed)
+        assert graded.outcome == "fail" and rules(graded) == {"history-differs"}, problem
+    assert grade(case, last_turn, None).reasons == [
+        "history-differs: earlier-turn call 0 (search_events, after message 1) was not replayed"
+    ]
+
+
+ACROSS_TURNS = [
+    ("the level the person let go", ("level",), WITHOUT["level"], False),
+    ("the level as an empty string", ("level",), {**FOUR, "level": ""}, False),
+    (
+        "the level and the price",
+        ("level",),
+        {k: v for k, v in WITHOUT["level"].items() if k != "price"},
+        True,
+    ),
+    ("the location changed", ("level",), {**WITHOUT["level"], "location": "taipei"}, True),
+    ("the keyword dropped", ("level",), {k: v for k, v in WITHOUT["level"].items() if k != "query"}, True),
+    ("the level without the person's say-so", False, WITHOUT["level"], True),
+    ("a new request the case allows", True, {"query": "WebMCP"}, False),
+    ("a new request the case does not allow", False, {"query": "WebMCP"}, True),
+]
+
+
+@pytest.mark.parametrize(
+    ("label", "allowed", "args", "violated"), ACROSS_TURNS, ids=[a[0] for a in ACROSS_TURNS]
+)
+def test_a_zero_result_of_an_earlier_turn_binds_the_last_one(label, allowed, args, violated):
+    graded = grade(two_turns(allowRelaxAfterZero=allowed), searches((args, FOUND)), REPLAYED)
+    assert ("relaxed-after-zero" in rules(graded)) is violated
+    if violated:
+        assert "after the earlier turn's call (history 0) found nothing" in graded.reasons[0]
+
+
+def test_the_permission_covers_only_what_the_person_let_go():
+    """Any level is fine: dropping the level is allowed; finding nothing again and then dropping the
+    price too is relaxing without the person's say-so."""
+    last_turn = searches((WITHOUT["level"], ZERO), (WITHOUT["level"] | {"price": ""}, FOUND))
+    graded = grade(two_turns(allowRelaxAfterZero=("level",)), last_turn, REPLAYED)
+    assert graded.outcome == "fail"
+    assert graded.violations[0]["callIndex"] == 1 and "changing price" in graded.violations[0]["detail"]
+
+
+# The bank's own multi-turn cases, against what the site answers before and after search_events
+# became stateless (results shaped as the live ones, reduced to what the cases look at).
+ZERO_LIVE = {**ZERO, "appliedFilters": FOUR, "constraintsRelaxed": False, "requiresUserDecision": True}
+WEBMCP = {"ok": True, "count": 1, "events": [{"id": "evt-webmcp-intro", "location": "taipei"}]}
+WORKFLOW = {"ok": True, "count": 1, "events": [{"id": "evt-kaohsiung-agent-workflow"}]}
+STALE_FORM = {"ok": True, "count": 0, "events": [], "appliedFilters": {**FOUR, "query": "WebMCP"}}
+
+
+def bank_case(prefix: str) -> Case:
+    return next(case for case in load_bank() if case.name.startswith(prefix))
+
+
+@pytest.mark.parametrize("language", ["en", "zh-Hant"])
+def test_arg_06_a_new_search_after_zero_results_must_find_webmcp(language):
+    case = bank_case(f"ARG-06 {language}")
+    replayed = [Call("search_events", FOUR, ZERO_LIVE)]
+    assert grade(case, searches(({"query": "WebMCP"}, WEBMCP)), replayed).outcome == "pass"
+    with_empties = {"query": "WebMCP", "location": "", "price": None}
+    assert grade(case, searches((with_empties, WEBMCP)), replayed).outcome == "pass"
+    # The bug being fixed: the form kept kaohsiung, paid, advanced and the keyword search found nothing.
+    stale = grade(case, searches(({"query": "WebMCP"}, STALE_FORM)), replayed)
+    assert stale.outcome == "fail" and stale.reasons == ["Result mismatch"]
+    # An agent that carries the earlier conditions over fails too, whatever the site answers.
+    carried = {**FOUR, "query": "WebMCP"}
+    assert grade(case, searches((carried, STALE_FORM)), replayed).outcome == "fail"
+    assert rules(grade(case, searches((carried, WEBMCP)), replayed)) == {"invented-argument"}
+
+
+@pytest.mark.parametrize("language", ["en", "zh-Hant"])
+def test_arg_07_a_keyword_search_on_a_filtered_page_must_find_webmcp(language):
+    case = bank_case(f"ARG-07 {language}")
+    assert case.meta.route == "/events/?location=kaohsiung"
+    assert grade(case, searches(({"query": "WebMCP"}, WEBMCP))).outcome == "pass"
+    stale = {
+        "ok": True,
+        "count": 0,
+        "events": [],
+        "appliedFilters": {"query": "WebMCP", "location": "kaohsiung"},
+    }
+    assert grade(case, searches(({"query": "WebMCP"}, stale))).outcome == "fail"
+
+
+@pytest.mark.parametrize("language", ["en", "zh-Hant"])
+def test_arg_04_two_turns_any_level_after_zero_results(language):
+    case = bank_case(f"ARG-04 {language}: zero results, the next message")
+    replayed = [Call("search_events", FOUR, ZERO_LIVE)]
+    for second in (WITHOUT["level"], {**FOUR, "level": ""}, {**FOUR, "level": None}):
+        assert grade(case, searches((second, WORKFLOW)), replayed).outcome == "pass", second
+    kept_level = grade(case, searches((FOUR, ZERO_LIVE)), replayed)
+    assert kept_level.outcome == "fail" and kept_level.reasons == ["Result mismatch"]
+    other_level = grade(case, searches(({**FOUR, "level": "intermediate"}, WORKFLOW)), replayed)
+    assert other_level.outcome == "fail" and "invented-argument" in rules(other_level)
+    too_loose = {k: v for k, v in WITHOUT["level"].items() if k != "price"}
+    graded = grade(case, searches((too_loose, FOUND)), replayed)
+    assert graded.outcome == "fail" and "relaxed-after-zero" in rules(graded)
+    # The same relaxation in the first turn, before the person allowed it, is ARG-01's failure.
+    first_turn = grade(bank_case("ARG-01 en"), searches((FOUR, ZERO_LIVE), (WITHOUT["level"], WORKFLOW)))
+    assert first_turn.outcome == "fail" and "relaxed-after-zero" in rules(first_turn)

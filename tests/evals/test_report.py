@@ -18,12 +18,17 @@ def bank_case(prefix: str):
     return next(case for case in load_bank() if case.name.startswith(prefix))
 
 
-def saved_entry(prefix: str, calls: list[dict], before=RELEASE, after=RELEASE, error=None) -> dict:
+def saved_entry(
+    prefix: str, calls: list[dict], before=RELEASE, after=RELEASE, error=None, history=None
+) -> dict:
     case = bank_case(prefix)
+    trace = {"messages": case.messages, "calls": calls}
+    if history is not None:
+        trace["history"] = history
     return {
         "name": case.name,
         "case": case.as_dict(),
-        "trace": {"messages": case.messages, "calls": calls},
+        "trace": trace,
         "health": {"before": before, "after": after},
         "outcome": "pass",
         "gradedOutcome": "pass",
@@ -99,6 +104,28 @@ def test_a_changed_release_makes_results_rerun_required_and_keeps_the_verdict(tm
     whole_run = saved_report(tmp_path, [saved_entry("ARG-01 en", search)], end=NEXT_RELEASE)
     report, _ = regrade(whole_run, reports_dir=tmp_path / "reports")
     assert report["cases"][0]["outcome"] == "rerun_required"
+
+
+def test_grade_mode_grades_the_earlier_turns_of_a_conversation_too(tmp_path):
+    replayed = [
+        {"functionName": "search_events", "args": FOUR, "result": {**ZERO, "appliedFilters": FOUR}, "turn": 1}
+    ]
+    webmcp = {"ok": True, "count": 1, "events": [{"id": "evt-webmcp-intro"}]}
+    last_turn = [{"functionName": "search_events", "args": {"query": "WebMCP"}, "result": webmcp}]
+    saved = saved_report(
+        tmp_path,
+        [
+            saved_entry("ARG-06 en", last_turn, history=replayed),
+            saved_entry("ARG-06 zh-Hant", last_turn),  # the earlier turn never happened on the page
+        ],
+    )
+    report, paths = regrade(saved, reports_dir=tmp_path / "reports")
+    assert [entry["outcome"] for entry in report["cases"]] == ["pass", "fail"]
+    assert report["cases"][1]["reasons"] == [
+        "history-differs: earlier-turn call 0 (search_events, after message 1) was not replayed"
+    ]
+    text = paths["txt"].read_text(encoding="utf-8")
+    assert "[search_events] > search_events" in text
 
 
 def test_a_fingerprint_change_alone_is_a_new_release():

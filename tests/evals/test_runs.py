@@ -86,12 +86,36 @@ def test_smoke_runs_every_case_of_the_bank_and_each_passes(site, tmp_path):
     blocked = next(entry for name, entry in cases.items() if name.startswith("RECOVERY-02"))
     assert [c["result"]["ok"] for c in blocked["trace"]["calls"]] == [False, True]
     assert all(entry["trace"]["calls"] == [] for name, entry in cases.items() if name.startswith("NO-"))
+    # Conversations on one page: the earlier turn replayed, then the last turn on the page it left.
+    for name, entry in cases.items():
+        if name.startswith(("ARG-06", "ARG-04 en", "ARG-04 zh-Hant: zero results, the next")):
+            [earlier] = entry["trace"]["history"]
+            assert earlier["turn"] == 1 and earlier["result"]["count"] == 0, name
+            assert earlier["args"]["level"] == "advanced", name
+        if name.startswith(("ARG-06", "ARG-07")):
+            [call] = entry["trace"]["calls"]
+            assert call["args"] == {"query": "WebMCP"}
+            assert [event["id"] for event in call["result"]["events"]] == ["evt-webmcp-intro"], name
+        if name.startswith("ARG-07"):
+            assert entry["trace"]["setup"]["url"].endswith("/events/?location=kaohsiung")
     text = Path(report["files"]["txt"]).read_text(encoding="utf-8")
     assert start["revision"] in text and "pass" in text
     assert Path(report["files"]["html"]).exists()
 
 
-GOOD_SAMPLE = ["SEL-01", "ARG-04", "ARG-05", "ORD-01", "NAV-01", "RECOVERY", "WRITE", "AUTH-01", "NO-01 en"]
+GOOD_SAMPLE = [
+    "SEL-01",
+    "ARG-04",
+    "ARG-05",
+    "ARG-06",
+    "ARG-07",
+    "ORD-01",
+    "NAV-01",
+    "RECOVERY",
+    "WRITE",
+    "AUTH-01",
+    "NO-01 en",
+]
 
 
 def test_model_mode_with_the_good_stub_policy_passes_and_keeps_the_whole_trace(site, stub, tmp_path):
@@ -122,16 +146,38 @@ def test_model_mode_with_the_good_stub_policy_passes_and_keeps_the_whole_trace(s
     }
     cancel = next(entry for name, entry in cases.items() if name.startswith("WRITE-04"))
     assert cancel["trace"]["calls"][0]["confirmedByRunner"] is True
+    # A conversation on one page: the model is shown the earlier turn and plays the last one.
+    same_page = cases["ARG-06 en: a new keyword search after a zero-result search, on the same page"]
+    trace = same_page["trace"]
+    assert [m["role"] for m in trace["prompt"]["messages"]] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+    ]
+    assert trace["history"][0]["result"]["count"] == 0
+    assert "URL: " in trace["prompt"]["system"]
+    [call] = trace["calls"]
+    assert call["args"] == {"query": "WebMCP"} and call["result"]["events"][0]["id"] == "evt-webmcp-intro"
 
 
 def test_a_model_that_relaxes_filters_after_zero_results_fails_the_arg_cases(site, stub, tmp_path):
     """The STUB model service (in place of an outside model, which cannot run here) drops filters after
-    a zero result, as the seeds' ARG-01 attempt 1 did: the grader must fail it, also when regrading."""
+    a zero result, as the seeds' ARG-01 attempt 1 did: the grader must fail it, also when regrading —
+    and must not fail the two-turn ARG-04, where the person's next message let the level go."""
     env = {"EVALS_BASE_URL": stub.base_url, "EVALS_MODEL": "stub-relax-after-zero"}
-    code, report, output = run_evals(tmp_path, "model", "--base-url", site, "--only", "ARG-01", env=env)
+    only = ["--only", "ARG-01", "--only", "the next message allows"]
+    code, report, output = run_evals(tmp_path, "model", "--base-url", site, *only, env=env)
     assert code == 1, output
-    assert len(report["cases"]) == 2
-    for entry in report["cases"]:
+    allowed = [entry for entry in report["cases"] if entry["name"].startswith("ARG-04")]
+    assert len(allowed) == 2 and all(entry["outcome"] == "pass" for entry in allowed), output
+    for entry in allowed:
+        assert entry["trace"]["history"][0]["result"]["count"] == 0
+        assert entry["trace"]["calls"][0]["result"]["count"] >= 1
+    relaxed = [entry for entry in report["cases"] if entry["name"].startswith("ARG-01")]
+    assert len(relaxed) == 2
+    for entry in relaxed:
         assert entry["outcome"] == "fail"
         assert "relaxed-after-zero" in {violation["rule"] for violation in entry["grading"]["violations"]}
         calls = entry["trace"]["calls"]
@@ -154,10 +200,11 @@ def test_a_model_that_relaxes_filters_after_zero_results_fails_the_arg_cases(sit
     )
     assert regraded.returncode == 1, regraded.stdout + regraded.stderr
     [again] = (tmp_path / "again").glob("*.json")
-    assert [entry["outcome"] for entry in json.loads(again.read_text(encoding="utf-8"))["cases"]] == [
-        "fail",
-        "fail",
-    ]
+    regraded_outcomes = {
+        entry["name"]: entry["outcome"] for entry in json.loads(again.read_text(encoding="utf-8"))["cases"]
+    }
+    assert regraded_outcomes == {entry["name"]: entry["outcome"] for entry in report["cases"]}
+    assert sorted(regraded_outcomes.values()) == ["fail", "fail", "pass", "pass"]
 
 
 def test_a_model_that_calls_a_tool_for_small_talk_fails_the_no_cases(site, stub, tmp_path):

@@ -11,8 +11,10 @@ import json
 import pytest
 
 from evals.bank import load_bank
+from evals.grading import grade
+from evals.matcher import Call
 from evals.model import ChatClient, ModelConfig, ModelError, chat_messages, strip_combinators, tool_specs
-from evals.stub_model import StubModelServer
+from evals.stub_model import Script, StubModelServer
 
 SEARCH_TOOL = {
     "name": "search_events",
@@ -37,9 +39,13 @@ def client(stub, model: str, key: str = "") -> ChatClient:
     return ChatClient(ModelConfig(base_url=stub.base_url, model=model, api_key=key))
 
 
-def conversation(prefix: str) -> list[dict]:
-    case = next(case for case in load_bank() if case.name.startswith(prefix))
-    return [{"role": "system", "content": "page…"}, *chat_messages(case.messages)]
+def bank_case(prefix: str):
+    return next(case for case in load_bank() if case.name.startswith(prefix))
+
+
+def conversation(prefix: str, url: str | None = None) -> list[dict]:
+    system = "page…" if url is None else f"The page:\nURL: {url}\nTitle: Events"
+    return [{"role": "system", "content": system}, *chat_messages(bank_case(prefix).messages)]
 
 
 def tool_message(call_id: str, result: dict) -> dict:
@@ -100,6 +106,64 @@ def test_relaxing_policy_drops_the_level_after_zero_results(stub):
         "location": "kaohsiung",
         "price": "paid",
     }
+
+
+FOUR = {"query": "Agent", "location": "kaohsiung", "price": "paid", "level": "advanced"}
+ZERO = {"ok": True, "count": 0, "events": []}
+
+
+def arguments(reply: dict) -> dict:
+    [call] = reply["tool_calls"]
+    return json.loads(call["function"]["arguments"])
+
+
+def test_good_policy_plays_the_last_turn_of_a_conversation_on_one_page(stub):
+    """The earlier turn is in the request (the runner replayed it on the page); the stub answers the
+    person's last message — and the first message alone is still ARG-01's conversation."""
+    chat = client(stub, "stub-good")
+    messages = conversation("ARG-06 en")
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant", "user"]
+    assert json.loads(messages[2]["tool_calls"][0]["function"]["arguments"]) == FOUR
+    assert json.loads(messages[3]["content"])["count"] == 0
+    assert arguments(chat.complete(messages, tool_specs([SEARCH_TOOL]))) == {"query": "WebMCP"}
+    assert arguments(chat.complete(conversation("ARG-06 zh-Hant"), [])) == {"query": "WebMCP"}
+    assert arguments(chat.complete(conversation("ARG-01 en"), [])) == FOUR
+    any_level = chat.complete(conversation("ARG-04 en: zero results, the next"), [])
+    assert arguments(any_level) == {**FOUR, "level": ""}
+
+
+def test_the_same_request_on_another_page_is_another_case():
+    script = Script(load_bank())
+    on_list = script.case_for(conversation("ARG-07 en", "http://127.0.0.1:8000/events/"))
+    on_filtered = script.case_for(
+        conversation("ARG-07 en", "http://127.0.0.1:8000/events/?location=kaohsiung")
+    )
+    assert on_list.name.startswith("ARG-02 en") and on_filtered.name.startswith("ARG-07 en")
+
+
+def test_relaxing_policy_goes_past_what_the_person_allowed_and_the_grader_fails_it(stub):
+    """ARG-04 over two turns: the person let the level go. Should that search find nothing too, the
+    relaxing policy drops the price next, which nobody allowed."""
+    case = bank_case("ARG-04 en: zero results, the next")
+    chat = client(stub, "stub-relax-after-zero")
+    messages = conversation(case.name)
+    first = chat.complete(messages, [])["tool_calls"][0]
+    messages += [
+        {"role": "assistant", "content": None, "tool_calls": [first]},
+        tool_message(first["id"], ZERO),
+    ]
+    second = chat.complete(messages, [])["tool_calls"][0]
+    made = [json.loads(call["function"]["arguments"]) for call in (first, second)]
+    assert made == [{**FOUR, "level": ""}, {"query": "Agent", "location": "kaohsiung", "level": ""}]
+    replayed = [Call("search_events", FOUR, case.history()[0]["response"])]  # as the site answered
+    graded = grade(
+        case, [Call("search_events", made[0], ZERO), Call("search_events", made[1], ZERO)], replayed
+    )
+    assert graded.outcome == "fail"
+    assert [v["rule"] for v in graded.violations] == ["relaxed-after-zero"]
+    assert "changing price" in graded.violations[0]["detail"]
+    found = {"ok": True, "count": 1, "events": [{"id": "evt-kaohsiung-agent-workflow"}]}
+    assert grade(case, [Call("search_events", made[0], found)], replayed).outcome == "pass"
 
 
 def test_chatty_policy_calls_a_tool_for_small_talk(stub):
