@@ -112,6 +112,7 @@ def test_account_pages_render_in_the_site_layout_and_expose_no_tools(en_client, 
     html = en_client.get(url).content.decode()
     assert 'class="site-header"' in html
     assert "toolname=" not in html
+    assert "data-webmcp-confirm" not in html
     manifest = re.search(r'<script id="webmcp-manifest" type="application/json">(.*?)</script>', html, re.S)
     assert manifest is not None
     assert '"tools": []' in manifest.group(1)

@@ -10,7 +10,7 @@ from django.urls import reverse
 from events.choices import Location
 from tests.factories import EventFactory, RegistrationFactory, SavedEventFactory
 
-from .conftest import HTMX
+from .conftest import DECLARATIVE_TOOL_ATTRIBUTES, HTMX, manifest_tools
 
 pytestmark = pytest.mark.django_db
 
@@ -57,6 +57,10 @@ def test_open_event_for_anonymous_visitor_offers_sign_in_not_the_register_form(e
     assert "Sign in to register" in html
     assert f'href="/accounts/login/?next=/events/{event.public_id}/"' in html
     assert 'aria-pressed="false"' in html
+    # Nothing to press: register_event answers at once (with "sign in first").
+    assert "data-webmcp-confirm" not in html
+    register = manifest_tools(html)["register_event"]
+    assert register["binding"] == "route" and "confirm" not in register
 
 
 def test_open_event_for_signed_in_visitor_has_the_exact_register_form(signed_in_en_client, event):
@@ -64,10 +68,19 @@ def test_open_event_for_signed_in_visitor_has_the_exact_register_form(signed_in_
     form = re.search(r'<form id="register-form"[^>]*>', html).group(0)
     assert f'action="/events/{event.public_id}/register/"' in form
     assert 'method="post"' in form
-    assert 'toolname="register_event"' in form
-    assert "toolautosubmit" not in form
+    # The form the person presses to confirm the agent's register_event call (the page's event).
+    assert 'data-webmcp-confirm="register_event"' in form
+    assert "data-webmcp-values" not in form
+    assert html.count("data-webmcp-confirm=") == 1
+    for attribute in DECLARATIVE_TOOL_ATTRIBUTES:
+        assert attribute not in html, attribute
     assert "Sign in to register" not in html
     assert 'id="cancel-form"' not in html
+    tools = manifest_tools(html)
+    assert tools["register_event"]["confirm"] is True
+    assert tools["register_event"]["endpoint"] == "/events/{event_id}/register/"
+    assert tools["register_event"]["routeValues"] == {"event_id": event.public_id}
+    assert "cancel_registration" not in tools
 
 
 def test_registered_visitor_sees_the_cancel_form_and_no_register_form(signed_in_en_client, user, event):
@@ -75,9 +88,16 @@ def test_registered_visitor_sees_the_cancel_form_and_no_register_form(signed_in_
     html = page(signed_in_en_client, event)
     form = re.search(r'<form id="cancel-form"[^>]*>', html).group(0)
     assert f'action="/events/{event.public_id}/cancel/"' in form
-    assert 'toolname="cancel_registration"' in form
+    assert 'data-webmcp-confirm="cancel_registration"' in form
+    assert html.count("data-webmcp-confirm=") == 1
+    for attribute in DECLARATIVE_TOOL_ATTRIBUTES:
+        assert attribute not in html, attribute
     assert "You are registered for this event." in html
     assert 'id="register-form"' not in html
+    tools = manifest_tools(html)
+    assert tools["cancel_registration"]["confirm"] is True
+    assert tools["cancel_registration"]["routeValues"] == {"event_id": event.public_id}
+    assert "register_event" not in tools
 
 
 def test_full_event_says_full_and_offers_no_register(signed_in_en_client, other_user):
@@ -112,6 +132,8 @@ def test_past_event_says_so_and_offers_no_register_or_cancel(signed_in_en_client
     assert "already started or ended" in html
     assert 'id="register-form"' not in html
     assert 'id="cancel-form"' not in html
+    assert "data-webmcp-confirm" not in html
+    assert not {"register_event", "cancel_registration"} & set(manifest_tools(html))
 
 
 def test_saved_event_offers_unsave(en_client, event):
@@ -141,8 +163,8 @@ def test_webmcp_state_in_context(signed_in_en_client, user, event):
     state = detail(signed_in_en_client, event).context["webmcp_state"]
     assert state["signed_in"] is True
     assert state["registered"] is True
-    assert state["cancelled"] is False
-    assert state["registration_open"] is True
+    # The answers of events.policies.permissions, which the tool predicates and buttons read.
+    assert (state["may_register"], state["may_cancel"], state["may_save"]) == (True, True, True)
     assert isinstance(state["stateVersion"], int)
 
 

@@ -14,7 +14,7 @@ from events.choices import Level, Location
 from events.models import Activity
 from tests.factories import EventFactory, SavedEventFactory
 
-from .conftest import HTMX
+from .conftest import DECLARATIVE_TOOL_ATTRIBUTES, HTMX, manifest_tools
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +25,9 @@ def test_event_list_url_name():
     assert reverse("event-list") == URL
 
 
-def test_search_form_markup_is_the_agents_contract(en_client, event):
+def test_search_form_markup_is_a_plain_form_for_people(en_client, event):
+    """The search form is for people; agents get search_events from the manifest, with the whole
+    contract (a declarative form would reach them without maxLength or additionalProperties)."""
     html = en_client.get(URL).content.decode()
     form = re.search(r'<form id="search-form"[^>]*>', html).group(0)
     assert 'method="get"' in form
@@ -33,16 +35,27 @@ def test_search_form_markup_is_the_agents_contract(en_client, event):
     assert f'hx-get="{URL}"' in form
     assert 'hx-target="#results"' in form
     assert 'hx-push-url="true"' in form
-    assert 'toolname="search_events"' in form
-    assert "toolautosubmit" in form
+    for attribute in DECLARATIVE_TOOL_ATTRIBUTES:
+        assert attribute not in html, attribute
+    assert "data-webmcp-confirm" not in form  # a read never waits for a press
     for name in ("query", "location", "price", "level"):
         assert re.search(rf'<label for="id_{name}">', html), name
     assert 'maxlength="100"' in html
-    for name, field in EventSearchInput().fields.items():  # what an agent reads about each parameter
-        assert re.search(
-            rf'name="{name}"[^>]*toolparamdescription="{re.escape(str(field.help_text))}"', html
-        ), name
     assert '<section id="results" aria-live="polite"' in html
+
+
+def test_list_manifest_offers_search_events_on_the_list_route(en_client, event):
+    html = en_client.get(URL).content.decode()
+    search = manifest_tools(html)["search_events"]
+    assert search["binding"] == "input"
+    assert (search["method"], search["endpoint"]) == ("GET", URL)  # one request: the page itself
+    assert "confirm" not in search and "autosubmit" not in search
+    schema = search["inputSchema"]
+    assert schema["additionalProperties"] is False
+    assert schema["properties"]["query"]["maxLength"] == 100
+    for name, field in EventSearchInput().fields.items():  # what an agent reads about each parameter
+        assert schema["properties"][name]["description"] == str(field.help_text), name
+    assert '<main id="main" data-webmcp-region' in html  # the region a tool call answers with
 
 
 def test_full_page_lists_upcoming_published_events_with_their_facts(en_client, event):

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
+from html import unescape
+
 import pytest
 from django.core import mail
 from django.test import Client
@@ -11,7 +15,7 @@ from events.models import Activity, Registration, SavedEvent
 from events.visitors import SESSION_TOKEN_KEY
 from tests.factories import EventFactory, RegistrationFactory
 
-from .conftest import EN, HTMX
+from .conftest import EN, HTMX, manifest_in, manifest_tools
 
 pytestmark = pytest.mark.django_db
 
@@ -206,14 +210,25 @@ def test_register_again_after_cancel_sends_a_new_confirmation(
 def test_htmx_write_region_carries_the_detail_pages_tools(signed_in_en_client, event):
     """The refreshed region replaces the page's manifest: it must list the page's tools, not none."""
     html = signed_in_en_client.post(url(event, "save"), headers=HTMX).content.decode()
-    assert '"name": "get_event_details"' in html
-    assert 'toolname="register_event"' in html
+    tools = manifest_tools(html)
+    assert manifest_in(html)["route"] == "event-detail"  # the page's route, not the POST endpoint's
+    assert {"get_event_details", "register_event", "save_event"} <= set(tools)
+    assert tools["register_event"]["confirm"] is True
+    assert tools["register_event"]["routeValues"] == {"event_id": event.public_id}
+    # and the form the person presses to confirm it is in the region too
+    assert 'data-webmcp-confirm="register_event"' in html
+    assert "webmcp-result" not in html  # a person's write gets no tool result
 
 
 def test_htmx_write_from_me_carries_the_me_tools(signed_in_en_client, user, event):
     RegistrationFactory(user=user, event=event)
     html = signed_in_en_client.post(url(event, "unsave"), {"next": "/me/"}, headers=HTMX).content.decode()
-    assert '"name": "cancel_registration"' in html
+    cancel = manifest_tools(html)["cancel_registration"]
+    assert manifest_in(html)["route"] == "me"
+    assert (cancel["binding"], cancel["confirm"]) == ("input", True)
+    # the row's cancel form, which the person presses to confirm a call naming this event
+    [values] = re.findall(r"data-webmcp-confirm=\"cancel_registration\" data-webmcp-values='([^']*)'", html)
+    assert json.loads(unescape(values)) == {"event_id": event.public_id}
 
 
 def test_cancel_confirmation_returns_to_the_page_it_came_from(signed_in_en_client, user, event):

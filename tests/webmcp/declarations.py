@@ -53,7 +53,7 @@ def tool(name: str = "some_tool", **overrides: Any) -> ToolDeclaration:
 
 
 def build_registry(*, search_serializer: type[serializers.Serializer] = ItemSearchInput) -> Registry:
-    """A registry with one tool of each binding, built the same way every time."""
+    """A registry with each binding, with and without confirmation, built the same way every time."""
     registry = Registry()
     registry.register(
         ToolDeclaration(
@@ -63,7 +63,7 @@ def build_registry(*, search_serializer: type[serializers.Serializer] = ItemSear
             input_serializer=search_serializer,
             endpoint="api-search-events",
             method="GET",
-            exposures=(Exposure(LIST, Binding.FORM, autosubmit=True),),
+            exposures=(Exposure(LIST, Binding.INPUT),),
             read_only=True,
             untrusted_content=True,
         )
@@ -90,9 +90,23 @@ def build_registry(*, search_serializer: type[serializers.Serializer] = ItemSear
             method="POST",
             route_param="event_id",
             exposures=(
-                Exposure(DETAIL, Binding.FORM, when=signed_in),
+                # The person presses the page's join button; an anonymous visitor's call is answered
+                # at once (with "sign in first"), there is nothing to press.
+                Exposure(DETAIL, Binding.ROUTE, when=signed_in, confirm=True),
                 Exposure(DETAIL, Binding.ROUTE, when=anonymous),
             ),
+            consequential=True,
+        )
+    )
+    registry.register(
+        ToolDeclaration(
+            name="leave_item",
+            description="Leave one of the items listed; the person confirms on that item's row.",
+            input_serializer=ItemRefInput,
+            endpoint="api-registration",
+            method="DELETE",
+            route_param="event_id",
+            exposures=(Exposure(LIST, Binding.INPUT, when=signed_in, confirm=True),),
             consequential=True,
         )
     )

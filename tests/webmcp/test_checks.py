@@ -59,12 +59,13 @@ def test_a_good_registry_passes() -> None:
         ({"endpoint": "no-such-endpoint"}, "webmcp.E004"),
         ({"description": "   "}, "webmcp.E005"),
         ({"input_serializer": WithDate}, "webmcp.E006"),
-        ({"exposures": (Exposure(LIST, Binding.INPUT, autosubmit=True),)}, "webmcp.E007"),
+        ({"exposures": (Exposure(LIST, Binding.INPUT, confirm=True),)}, "webmcp.E007"),
+        ({"exposures": (Exposure(DETAIL, Binding.ROUTE, confirm=True),)}, "webmcp.E007"),
         ({"route_param": "", "endpoint": "api-search-events"}, "webmcp.E008"),
         ({"method": "PATCH"}, "webmcp.E009"),
         ({"method": "get"}, "webmcp.E009"),
         (
-            {"exposures": (Exposure(DETAIL, Binding.ROUTE), Exposure(DETAIL, Binding.FORM, when=bool))},
+            {"exposures": (Exposure(DETAIL, Binding.ROUTE), Exposure(DETAIL, Binding.INPUT, when=bool))},
             "webmcp.E011",
         ),
         ({"exposures": (Exposure(LIST, Binding.ROUTE),)}, "webmcp.E012"),
@@ -75,6 +76,31 @@ def test_a_good_registry_passes() -> None:
 )
 def test_each_bad_declaration_fires_its_check(overrides: dict, check_id: str) -> None:
     assert check_id in ids_for(declaration(**overrides))
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE"])
+def test_a_write_may_ask_the_person_to_confirm(method: str) -> None:
+    write = declaration(
+        method=method,
+        endpoint="api-registration",
+        exposures=(
+            Exposure(DETAIL, Binding.ROUTE, when=bool, confirm=True),
+            Exposure(DETAIL, Binding.ROUTE, when=lambda context: False),
+            Exposure(LIST, Binding.INPUT, confirm=True),
+        ),
+    )
+    assert ids_for(write) == []
+
+
+def test_e007_names_the_route_of_the_read_that_asks_for_confirmation() -> None:
+    read = declaration(
+        exposures=(Exposure(LIST, Binding.INPUT), Exposure(DETAIL, Binding.ROUTE, confirm=True))
+    )
+    [message] = check_registry(registry_with(read))
+    assert message.id == "webmcp.E007"
+    assert message.obj == "WebMCP tool 'read_item'"
+    assert "'event-detail'" in message.msg and "GET" in message.msg
+    assert message.level == checks.ERROR
 
 
 def test_checks_name_the_tool() -> None:

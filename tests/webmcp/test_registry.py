@@ -56,23 +56,50 @@ def test_annotations_use_the_browser_names_and_only_true_ones() -> None:
     }
 
 
+def test_binding_has_no_declarative_form_any_more() -> None:
+    assert [binding.value for binding in Binding] == ["input", "route"]
+
+
+def test_an_exposure_asks_for_no_confirmation_unless_told() -> None:
+    assert Exposure(LIST, Binding.INPUT).confirm is False
+    assert Exposure(LIST, Binding.INPUT, confirm=True).confirm is True
+    with pytest.raises(TypeError):
+        Exposure(LIST, Binding.INPUT, autosubmit=True)  # type: ignore[call-arg]
+
+
 def test_exposures_for_ignores_predicates() -> None:
     registry = build_registry()
-    pairs = [(t.name, e.binding) for t, e in registry.exposures_for(DETAIL)]
-    assert pairs == [("join_item", Binding.FORM), ("join_item", Binding.ROUTE), ("read_item", Binding.ROUTE)]
+    pairs = [(t.name, e.binding, e.confirm) for t, e in registry.exposures_for(DETAIL)]
+    assert pairs == [
+        ("join_item", Binding.ROUTE, True),
+        ("join_item", Binding.ROUTE, False),
+        ("read_item", Binding.ROUTE, False),
+    ]
 
 
 def test_active_exposures_follow_the_when_predicates() -> None:
     registry = build_registry()
     anonymous = registry.active_exposures(page_context("/events/itm-a/"))
     signed_in = registry.active_exposures(page_context("/events/itm-a/", signed_in=True))
-    assert [(t.name, e.binding) for t, e in anonymous] == [
-        ("join_item", Binding.ROUTE),
-        ("read_item", Binding.ROUTE),
+    assert [(t.name, e.binding, e.confirm) for t, e in anonymous] == [
+        ("join_item", Binding.ROUTE, False),
+        ("read_item", Binding.ROUTE, False),
     ]
-    assert [(t.name, e.binding) for t, e in signed_in] == [
-        ("join_item", Binding.FORM),
-        ("read_item", Binding.ROUTE),
+    assert [(t.name, e.binding, e.confirm) for t, e in signed_in] == [
+        ("join_item", Binding.ROUTE, True),
+        ("read_item", Binding.ROUTE, False),
+    ]
+
+
+def test_active_exposures_of_the_list_follow_the_state_too() -> None:
+    registry = build_registry()
+    anonymous = registry.active_exposures(page_context("/events/"))
+    signed_in = registry.active_exposures(page_context("/events/", signed_in=True))
+    assert [t.name for t, _ in anonymous] == ["find_items", "read_item"]
+    assert [(t.name, e.binding, e.confirm) for t, e in signed_in] == [
+        ("find_items", Binding.INPUT, False),
+        ("leave_item", Binding.INPUT, True),
+        ("read_item", Binding.INPUT, False),
     ]
 
 
@@ -82,7 +109,7 @@ def test_two_passing_exposures_of_one_tool_raise() -> None:
         tool(
             exposures=(
                 Exposure(DETAIL, Binding.ROUTE, when=lambda context: True),
-                Exposure(DETAIL, Binding.FORM, when=lambda context: context.state.get("both", False)),
+                Exposure(DETAIL, Binding.INPUT, when=lambda context: context.state.get("both", False)),
             ),
             route_param="event_id",
         )
@@ -102,7 +129,7 @@ def test_catalogue_of_a_route_lists_every_tool_that_can_appear_there() -> None:
             {
                 "name": "join_item",
                 "description": "Join the page's item; the person confirms.",
-                # the first declared exposure (the form); its route_param comes from the page
+                # the first declared exposure (route-bound, with confirmation): it takes nothing
                 "inputSchema": EMPTY,
                 "annotations": {"consequentialHint": True},
             },
@@ -118,19 +145,57 @@ def test_catalogue_of_a_route_lists_every_tool_that_can_appear_there() -> None:
 
 def test_catalogue_of_the_list_route_uses_the_serializer_schemas() -> None:
     catalogue = build_registry().catalogue(LIST)
-    assert [entry["name"] for entry in catalogue["tools"]] == ["find_items", "read_item"]
-    find_items, read_item = catalogue["tools"]
+    assert [entry["name"] for entry in catalogue["tools"]] == ["find_items", "leave_item", "read_item"]
+    find_items, leave_item, read_item = catalogue["tools"]
     assert find_items["inputSchema"]["properties"]["query"]["maxLength"] == 100
     assert find_items["annotations"] == {"readOnlyHint": True, "untrustedContentHint": True}
     assert read_item["inputSchema"]["required"] == ["event_id"]
     assert set(read_item) == {"name", "description", "inputSchema", "annotations"}
+    # Confirmation is how the page runs a call, not part of the agent's contract.
+    assert leave_item["inputSchema"]["required"] == ["event_id"]
+    assert set(leave_item) == {"name", "description", "inputSchema", "annotations"}
 
 
 def test_catalogue_without_a_route_lists_every_tool_with_its_full_input() -> None:
     catalogue = build_registry().catalogue()
-    assert [entry["name"] for entry in catalogue["tools"]] == ["find_items", "join_item", "read_item"]
+    assert [entry["name"] for entry in catalogue["tools"]] == [
+        "find_items",
+        "join_item",
+        "leave_item",
+        "read_item",
+    ]
     join_item = catalogue["tools"][1]
     assert join_item["inputSchema"]["required"] == ["event_id"]
+
+
+# ---- schema per binding --------------------------------------------------------------------------
+
+
+def test_schema_for_an_input_binding_is_the_full_input_route_param_included() -> None:
+    read_item = build_registry().get("read_item")
+    schema = read_item.schema_for(Binding.INPUT)
+    assert schema == read_item.input_schema()
+    assert schema["required"] == ["event_id"]
+    assert schema["additionalProperties"] is False
+
+
+def test_schema_for_a_route_binding_takes_nothing() -> None:
+    assert build_registry().get("join_item").schema_for(Binding.ROUTE) == EMPTY
+
+
+# ---- describe ------------------------------------------------------------------------------------
+
+
+def test_describe_lists_each_exposure_with_its_confirm_flag() -> None:
+    [join_item] = [t for t in build_registry().describe()["tools"] if t["name"] == "join_item"]
+    exposures = join_item["exposures"]
+    assert sorted((e["route"], e["binding"], e["confirm"], e["conditional"]) for e in exposures) == [
+        (DETAIL, "route", False, True),
+        (DETAIL, "route", True, True),
+    ]
+    for exposure in exposures:
+        assert set(exposure) == {"route", "binding", "confirm", "conditional", "inputSchema"}
+        assert exposure["inputSchema"] == EMPTY
 
 
 def test_catalogue_of_a_route_without_tools_is_empty() -> None:
@@ -162,6 +227,23 @@ def test_fingerprint_changes_with_a_description_a_serializer_or_an_exposure() ->
             other_description.register(declaration)
             other_exposure.register(declaration)
     assert len({base, changed_serializer, other_description.fingerprint(), other_exposure.fingerprint()}) == 4
+
+
+def test_fingerprint_changes_when_an_exposure_starts_asking_for_confirmation() -> None:
+    def registry(confirm: bool) -> Registry:
+        reg = Registry()
+        reg.register(
+            tool(
+                method="POST",
+                endpoint="api-registration",
+                route_param="event_id",
+                exposures=(Exposure(DETAIL, Binding.ROUTE, confirm=confirm),),
+            )
+        )
+        return reg
+
+    assert registry(True).fingerprint() != registry(False).fingerprint()
+    assert registry(True).fingerprint() == registry(True).fingerprint()
 
 
 def test_fingerprint_is_cached_until_a_tool_is_registered() -> None:
@@ -236,16 +318,32 @@ def test_url_template_of_an_unknown_name_raises() -> None:
         url_template("no-such-url")
 
 
+REASONS = {
+    "unavailable": "SERVICE_UNAVAILABLE",
+    "routeMismatch": "ROUTE_OBJECT_MISMATCH",
+    "declined": "FORM_RESET",
+    "notOnPage": "NOT_ON_THIS_PAGE",
+    "busy": "CONFIRMATION_PENDING",
+}
+TEXTS = {
+    "confirm": "An assistant asks to do this for you. Press the button to confirm.",
+    "decline": "Not now",
+}
+
+
 def test_manifest_for_an_anonymous_visitor_on_a_detail_page() -> None:
     registry = build_registry()
-    manifest = registry.manifest(page_context("/events/itm-a/", stateVersion=4))
+    with translation.override("en"):
+        manifest = registry.manifest(page_context("/events/itm-a/", stateVersion=4))
     assert manifest == {
         "fingerprint": registry.fingerprint(),
         "route": DETAIL,
         "stateVersion": 4,
-        "reasons": {"unavailable": "SERVICE_UNAVAILABLE", "routeMismatch": "ROUTE_OBJECT_MISMATCH"},
+        "reasons": REASONS,
+        "texts": TEXTS,
         "tools": [
             {
+                # the route-bound exposure without confirmation: nothing for the person to press
                 "name": "join_item",
                 "title": "Join this item",
                 "description": "Join the page's item; the person confirms.",
@@ -271,32 +369,77 @@ def test_manifest_for_an_anonymous_visitor_on_a_detail_page() -> None:
     json.dumps(manifest)  # plain JSON all the way down
 
 
-def test_manifest_follows_the_page_state() -> None:
+def test_manifest_marks_the_tool_the_person_confirms() -> None:
     registry = build_registry()
     manifest = registry.manifest(page_context("/events/itm-a/", signed_in=True))
-    join_item = manifest["tools"][0]
+    join_item, read_item = manifest["tools"]
     assert manifest["stateVersion"] == 0
-    assert join_item["binding"] == "form"
-    assert join_item["autosubmit"] is False
-    assert join_item["routeValues"] == {"event_id": "itm-a"}  # the endpoint needs it, the form lacks it
+    assert join_item == {
+        "name": "join_item",
+        "title": "Join this item",
+        "description": "Join the page's item; the person confirms.",
+        "inputSchema": EMPTY,
+        "annotations": {"consequentialHint": True},
+        "binding": "route",
+        "method": "POST",
+        "endpoint": "/api/events/{event_id}/registration",
+        "routeValues": {"event_id": "itm-a"},
+        "confirm": True,
+    }
+    assert "confirm" not in read_item  # only set when true
+    assert "autosubmit" not in json.dumps(manifest)
 
 
 def test_manifest_of_the_list_page() -> None:
-    manifest = build_registry().manifest(page_context("/events/"))
-    find_items, read_item = manifest["tools"]
-    assert find_items["binding"] == "form"
-    assert find_items["autosubmit"] is True
+    manifest = build_registry().manifest(page_context("/events/", signed_in=True))
+    find_items, leave_item, read_item = manifest["tools"]
+    assert find_items["binding"] == "input"
+    assert find_items["method"] == "GET"
     assert find_items["endpoint"] == "/api/events"
-    assert "routeValues" not in find_items
+    assert find_items["inputSchema"]["properties"]["kind"] == {"type": "string", "enum": ["a", "b"]}
+    assert "routeValues" not in find_items and "confirm" not in find_items
+    # an input-bound tool that needs the person's press: its id comes from the input, not the page
+    assert leave_item["binding"] == "input"
+    assert leave_item["method"] == "DELETE"
+    assert leave_item["endpoint"] == "/api/events/{event_id}/registration"
+    assert leave_item["inputSchema"]["required"] == ["event_id"]
+    assert leave_item["confirm"] is True
+    assert "routeValues" not in leave_item
     assert read_item["binding"] == "input"
     assert read_item["inputSchema"]["required"] == ["event_id"]
-    assert "routeValues" not in read_item and "autosubmit" not in read_item
+    assert "routeValues" not in read_item and "confirm" not in read_item
 
 
 def test_manifest_reasons_follow_the_project_setting(settings) -> None:
-    settings.WEBMCP_REASONS = {"routeMismatch": "CURRENT_THING_MISMATCH"}
+    settings.WEBMCP_REASONS = {"routeMismatch": "CURRENT_THING_MISMATCH", "declined": "USER_CANCELLED"}
     manifest = build_registry().manifest(page_context("/events/"))
     assert manifest["reasons"] == {
-        "unavailable": "SERVICE_UNAVAILABLE",
+        **REASONS,
         "routeMismatch": "CURRENT_THING_MISMATCH",
+        "declined": "USER_CANCELLED",
     }
+
+
+def test_manifest_texts_are_plain_strings_for_the_person() -> None:
+    with translation.override("en"):
+        texts = build_registry().manifest(page_context("/events/"))["texts"]
+    assert texts == TEXTS
+    assert all(type(text) is str for text in texts.values())  # not lazy proxies
+
+
+def test_manifest_texts_are_translated_per_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A string Django's own catalogue translates, so the test does not depend on ours being compiled.
+    monkeypatch.setitem(registry_module.DEFAULT_TEXTS, "decline", gettext_lazy("Page not found"))
+    registry = build_registry()
+    with translation.override("en"):
+        in_english = registry.manifest(page_context("/events/"))["texts"]["decline"]
+    with translation.override("zh-hant"):
+        in_chinese = registry.manifest(page_context("/events/"))["texts"]["decline"]
+    assert in_english == "Page not found"
+    assert in_chinese not in ("", "Page not found")
+
+
+def test_manifest_texts_do_not_change_the_fingerprint(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = build_registry().fingerprint()
+    monkeypatch.setitem(registry_module.DEFAULT_TEXTS, "decline", "Maybe later")
+    assert build_registry().fingerprint() == before
