@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from .choices import EventStatus, Level, Location, Mode, Price, RegistrationStatus
+from .policies import EventFacts, VisitorFacts, may_register
 
 PUBLIC_ID_PATTERN = r"^evt-[a-z0-9]+(?:-[a-z0-9]+)*$"
 public_id_validator = RegexValidator(
@@ -149,20 +150,21 @@ class Event(models.Model):
     def has_started(self, now=None) -> bool:
         return self.starts_at <= (now or timezone.now())
 
+    def facts(self) -> EventFacts:
+        """This event as the policies see it; the confirmed count from `with_seats()` when annotated."""
+        confirmed = getattr(self, "confirmed_count", None)
+        if confirmed is None and self.capacity is not None:
+            confirmed = self.registrations.filter(status=RegistrationStatus.CONFIRMED).count()
+        return EventFacts.of(self, confirmed=confirmed)
+
     @property
     def is_full(self) -> bool:
-        """No seat left. Uses the `with_seats()` annotation when present, else counts."""
-        if self.capacity is None:
-            return False
-        confirmed = getattr(self, "confirmed_count", None)
-        if confirmed is None:
-            confirmed = self.registrations.filter(status=RegistrationStatus.CONFIRMED).count()
-        return confirmed >= self.capacity
+        return self.facts().is_full
 
     @property
     def registration_open(self) -> bool:
-        """Whether a new registration could succeed now (the use case re-checks under a row lock)."""
-        return self.is_published and not self.has_started() and not self.is_full
+        """Whether a new registration could succeed now (the use case asks again under a row lock)."""
+        return may_register(self.facts(), VisitorFacts(signed_in=True), now=timezone.now()).allowed
 
 
 class RetiredEventId(models.Model):

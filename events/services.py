@@ -11,15 +11,12 @@ from dataclasses import dataclass
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from . import emails
+from . import emails, policies
 from .activity import records_activity
 from .choices import Mode, RegistrationStatus
 from .errors import (
     AuthRequired,
-    EventCancelled,
-    EventFull,
     EventNotFound,
-    RegistrationClosed,
     RegistrationNotFound,
 )
 from .models import Event, Registration, SavedEvent, VisitorState
@@ -100,9 +97,8 @@ def bump_state_version(*, visitor: Visitor) -> int:
 @transaction.atomic
 def save_event(*, visitor: Visitor, mode: Mode, event_id: str) -> SaveResult:
     """Save a published event for the visitor (account or session token). Saving twice is a no-op."""
-    if not visitor.key:
-        raise AuthRequired("Saving needs a session; enable cookies or sign in.")
-    event = _published_event(event_id)
+    event = _public_event(event_id)
+    policies.may_save(policies.EventFacts.of(event), _facts(visitor)).enforce()
     owner = saved_owner(visitor) or {}
     try:
         with transaction.atomic():
@@ -117,9 +113,7 @@ def save_event(*, visitor: Visitor, mode: Mode, event_id: str) -> SaveResult:
 @transaction.atomic
 def unsave_event(*, visitor: Visitor, mode: Mode, event_id: str) -> UnsaveResult:
     """Remove a save. Removing what is not saved changes nothing and is not an error."""
-    event = Event.objects.public().filter(public_id=event_id).first()
-    if event is None:
-        raise EventNotFound()
+    event = _public_event(event_id)
     owner = saved_owner(visitor)
     deleted = SavedEvent.objects.filter(event=event, **owner).delete()[0] if owner else 0
     version = bump_state_version(visitor=visitor) if deleted else state_version(visitor=visitor)
@@ -137,9 +131,7 @@ def register_for_event(*, visitor: Visitor, mode: Mode, event_id: str) -> Regist
     """
     if visitor.user is None:
         raise AuthRequired()
-    event = Event.objects.public().select_for_update().filter(public_id=event_id).first()
-    if event is None:
-        raise EventNotFound()
+    event = _public_event(event_id, lock=True)
     # At most one is confirmed (a constraint); the newest cancelled one is re-activated if needed.
     registrations = list(
         Registration.objects.filter(user=visitor.user, event=event).order_by("-updated_at", "-id")
@@ -152,11 +144,11 @@ def register_for_event(*, visitor: Visitor, mode: Mode, event_id: str) -> Regist
             already_registered=True,
             state_version=state_version(visitor=visitor),
         )
-    _ensure_open(event)
-    if event.capacity is not None:
-        taken = Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).count()
-        if taken >= event.capacity:
-            raise EventFull()
+    # Seats are counted under the event's row lock, so concurrent calls cannot oversell.
+    confirmed = Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).count()
+    policies.may_register(
+        policies.EventFacts.of(event, confirmed=confirmed), _facts(visitor), now=timezone.now()
+    ).enforce()
     previous = registrations[0] if registrations else None
     if previous is not None:
         previous.status = RegistrationStatus.CONFIRMED
@@ -179,9 +171,7 @@ def cancel_registration(*, visitor: Visitor, mode: Mode, event_id: str) -> Cance
     """Cancel the visitor's registration; cancelling a cancelled one says so and changes nothing."""
     if visitor.user is None:
         raise AuthRequired()
-    event = Event.objects.public().select_for_update().filter(public_id=event_id).first()
-    if event is None:
-        raise EventNotFound()
+    event = _public_event(event_id, lock=True)
     registration = (
         Registration.objects.filter(user=visitor.user, event=event).order_by("-updated_at", "-id").first()
     )
@@ -191,8 +181,9 @@ def cancel_registration(*, visitor: Visitor, mode: Mode, event_id: str) -> Cance
         return CancelResult(
             registration=registration, already_cancelled=True, state_version=state_version(visitor=visitor)
         )
-    if event.has_started():
-        raise RegistrationClosed("The event has started; its registrations can no longer be cancelled.")
+    policies.may_cancel(
+        policies.EventFacts.of(event), _facts(visitor, registered=True), now=timezone.now()
+    ).enforce()
     registration.status = RegistrationStatus.CANCELLED
     registration.save(update_fields=["status", "updated_at"])
     return CancelResult(
@@ -215,17 +206,16 @@ def merge_saved_events(*, token: str, user) -> int:
     return len(new)
 
 
-def _published_event(event_id: str) -> Event:
-    event = Event.objects.public().filter(public_id=event_id).first()
+def _public_event(event_id: str, *, lock: bool = False) -> Event:
+    """The event a visitor may open (published or cancelled), locked for the transaction if asked."""
+    events = Event.objects.public()
+    event = (events.select_for_update() if lock else events).filter(public_id=event_id).first()
     if event is None:
         raise EventNotFound()
-    if event.is_cancelled:
-        raise EventCancelled()
     return event
 
 
-def _ensure_open(event: Event) -> None:
-    if event.is_cancelled:
-        raise EventCancelled()
-    if event.has_started(timezone.now()):
-        raise RegistrationClosed()
+def _facts(visitor: Visitor, *, registered: bool = False) -> policies.VisitorFacts:
+    return policies.VisitorFacts(
+        signed_in=visitor.user is not None, has_session=bool(visitor.key), registered=registered
+    )

@@ -22,22 +22,23 @@ def _state(context: ToolContext, key: str) -> bool:
     return bool(context.state.get(key, False))
 
 
+# The page view puts the answers of `events.policies.permissions` into the state: these predicates
+# only combine them with who is asking, they decide nothing themselves.
+
+
 def can_register_signed_in(context: ToolContext) -> bool:
     return (
-        _state(context, "signed_in")
-        and _state(context, "registration_open")
-        and not _state(context, "registered")
+        _state(context, "signed_in") and _state(context, "may_register") and not _state(context, "registered")
     )
 
 
 def can_register_anonymous(context: ToolContext) -> bool:
     """Anonymous visitors get the tool so an agent learns it must ask the person to sign in."""
-    return not _state(context, "signed_in") and _state(context, "registration_open")
+    return not _state(context, "signed_in") and _state(context, "may_register")
 
 
 def can_cancel_here(context: ToolContext) -> bool:
-    """Registered for an event that has not started (afterwards cancelling is refused)."""
-    return _state(context, "registered") and not _state(context, "started")
+    return _state(context, "may_cancel")
 
 
 def has_cancellable_registrations(context: ToolContext) -> bool:
@@ -45,8 +46,8 @@ def has_cancellable_registrations(context: ToolContext) -> bool:
     return _state(context, "signed_in") and _state(context, "cancellable")
 
 
-def is_not_cancelled(context: ToolContext) -> bool:
-    return not _state(context, "cancelled")
+def can_save_here(context: ToolContext) -> bool:
+    return _state(context, "may_save")
 
 
 search_events = registry.register(
@@ -103,7 +104,7 @@ save_event = registry.register(
         endpoint="save-event",
         method="POST",
         route_param="event_id",
-        exposures=(Exposure(LIST, Binding.INPUT), Exposure(DETAIL, Binding.ROUTE, when=is_not_cancelled)),
+        exposures=(Exposure(LIST, Binding.INPUT), Exposure(DETAIL, Binding.ROUTE, when=can_save_here)),
     )
 )
 

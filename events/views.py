@@ -21,6 +21,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import resolve, reverse
+from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -29,7 +30,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from webmcp.responses import MalformedToolInput, tool_call, tool_input, tool_refusal, with_tool_result
 
-from . import ics, jsonld, selectors, services
+from . import ics, jsonld, policies, selectors, services
 from .api.envelope import error_envelope
 from .api.inputs import validated_input
 from .api.serializers import (
@@ -246,20 +247,25 @@ def _render_detail(
     details = _get_event_or_404(request, event_id, recorded=recorded)
     event = details.event
     url = request.build_absolute_uri(reverse("event-detail", kwargs={"event_id": event.public_id}))
+    can = policies.permissions(
+        event.facts(),
+        policies.VisitorFacts(signed_in=visitor.is_authenticated, registered=details.is_registered),
+        now=timezone.now(),
+    )
     context = {
         "event": event,
         "details": details,
+        "can": can,
         "jsonld": jsonld.event_script(event, url=url),
         "back_url": _back_to_list_url(request.GET.get(FROM_PARAM, "")),
         "login_url": _auth_url("login", event.public_id),
         "signup_url": _auth_url("signup", event.public_id),
         "webmcp_state": {
             **_page_state(request, visitor),
-            "registration_open": event.registration_open,
             "registered": details.is_registered,
-            "saved": details.is_saved,
-            "cancelled": event.is_cancelled,
-            "started": event.has_started(),
+            "may_register": can.register,
+            "may_cancel": can.cancel,
+            "may_save": can.save,
         },
     }
     template = "events/event_detail.html#region" if region else "events/event_detail.html"
@@ -272,16 +278,22 @@ def _render_me(request: HttpRequest, *, region: bool) -> HttpResponse:
         registrations = selectors.list_registrations(visitor=visitor)
     except AuthRequired:
         registrations = None
+    confirmed = [r for r in registrations or [] if r.is_active]
+    now = timezone.now()
+    registered = policies.VisitorFacts(signed_in=True, registered=True)
+    # A cancel button is shown (and can confirm cancel_registration) for these.
+    cancellable = {
+        r.event.public_id
+        for r in confirmed
+        if policies.may_cancel(policies.EventFacts.of(r.event), registered, now=now)
+    }
     context = {
         "saved_events": selectors.list_saved(visitor=visitor),
         "registrations": registrations,
-        "confirmed": [r for r in registrations or [] if r.is_active],
+        "confirmed": confirmed,
         "cancelled": [r for r in registrations or [] if not r.is_active],
-        "webmcp_state": {
-            **_page_state(request, visitor),
-            # A cancel button is shown (and can confirm cancel_registration) for these.
-            "cancellable": any(r.is_active and not r.event.has_started() for r in registrations or []),
-        },
+        "cancellable": cancellable,
+        "webmcp_state": {**_page_state(request, visitor), "cancellable": bool(cancellable)},
     }
     return _fragment_aware(render(request, "events/me.html#region" if region else "events/me.html", context))
 
@@ -381,7 +393,10 @@ def _tool_page(request: HttpRequest) -> str:
 
 def _tool_refusal(request: HttpRequest, visitor: Visitor, error: DomainError) -> HttpResponse:
     envelope = error_envelope(error, state_version=selectors.state_version(visitor=visitor))
-    return tool_refusal(envelope, status=error.http_status)
+    response = tool_refusal(envelope, status=error.http_status)
+    if "retryAfter" in error.extra:
+        response["Retry-After"] = str(error.extra["retryAfter"])
+    return response
 
 
 def _refused(request: HttpRequest, event_id: str, error: DomainError) -> HttpResponse:

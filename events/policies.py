@@ -1,0 +1,157 @@
+"""Every "may I?" of the domain, decided once, as pure functions over plain facts (layer 1).
+
+A use case evaluates a policy under its row lock and raises the refusal; a page shows a button, a tool
+is offered and a serializer says `registrationOpen` by reading the same function on facts read for the
+page. Nothing else decides whether an event is full, open, or may be cancelled. The functions take no
+database access and no clock of their own (`now` is given), so a table of cases tests every branch
+(`tests/events/test_policies.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from .choices import EventStatus
+from .errors import (
+    AuthRequired,
+    DomainError,
+    EventCancelled,
+    EventFull,
+    EventNotFound,
+    RegistrationClosed,
+    RegistrationNotFound,
+)
+
+if TYPE_CHECKING:
+    from .models import Event
+
+
+@dataclass(frozen=True)
+class EventFacts:
+    """What the policies need to know about an event, read once (in the use case: under its lock)."""
+
+    status: str
+    starts_at: datetime
+    capacity: int | None
+    confirmed: int | None = None  # confirmed registrations; None when the question needs no count
+
+    @classmethod
+    def of(cls, event: Event, *, confirmed: int | None = None) -> EventFacts:
+        return cls(
+            status=event.status, starts_at=event.starts_at, capacity=event.capacity, confirmed=confirmed
+        )
+
+    @property
+    def seats_left(self) -> int | None:
+        """None when the event has no seat limit."""
+        if self.capacity is None:
+            return None
+        if self.confirmed is None:
+            raise ValueError("Seats were asked about facts read without the confirmed count.")
+        return max(0, self.capacity - self.confirmed)
+
+    @property
+    def is_full(self) -> bool:
+        return self.seats_left == 0
+
+    def has_started(self, now: datetime) -> bool:
+        return self.starts_at <= now
+
+
+@dataclass(frozen=True)
+class VisitorFacts:
+    """What the policies need to know about the visitor, for one event."""
+
+    signed_in: bool
+    has_session: bool = True  # saving needs somewhere to keep the save
+    registered: bool = False  # holds an active registration for this event
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Allowed, or refused with the domain error that says why (and what to do next)."""
+
+    refusal: DomainError | None = None
+
+    @property
+    def allowed(self) -> bool:
+        return self.refusal is None
+
+    def __bool__(self) -> bool:
+        return self.allowed
+
+    def enforce(self) -> None:
+        """Raise the refusal, if any: what a use case does with the answer."""
+        if self.refusal is not None:
+            raise self.refusal
+
+
+ALLOWED = Answer()
+
+
+def _visible(event: EventFacts) -> Answer:
+    """A cancelled event is still shown (and says so); a draft is not public at all."""
+    if event.status == EventStatus.CANCELLED:
+        return Answer(EventCancelled())
+    if event.status != EventStatus.PUBLISHED:
+        return Answer(EventNotFound())
+    return ALLOWED
+
+
+def may_register(event: EventFacts, visitor: VisitorFacts, *, now: datetime) -> Answer:
+    """A new registration: a signed-in person, a published event that has not started, a free seat.
+
+    Someone already registered is allowed: registering again answers `alreadyRegistered`.
+    """
+    if not visitor.signed_in:
+        return Answer(AuthRequired())
+    if visitor.registered:
+        return ALLOWED
+    if not (answer := _visible(event)):
+        return answer
+    if event.has_started(now):
+        return Answer(RegistrationClosed())
+    if event.is_full:
+        return Answer(EventFull())
+    return ALLOWED
+
+
+def may_cancel(event: EventFacts, visitor: VisitorFacts, *, now: datetime) -> Answer:
+    """Cancelling an active registration, until the event starts (a cancelled event's too: the
+    person may tidy up their list)."""
+    if not visitor.signed_in:
+        return Answer(AuthRequired())
+    if not visitor.registered:
+        return Answer(RegistrationNotFound())
+    if event.has_started(now):
+        return Answer(
+            RegistrationClosed("The event has started; its registrations can no longer be cancelled.")
+        )
+    return ALLOWED
+
+
+def may_save(event: EventFacts, visitor: VisitorFacts) -> Answer:
+    """Saving a published event, for anyone with a session or an account."""
+    if not visitor.has_session:
+        return Answer(AuthRequired("Saving needs a session; enable cookies or sign in."))
+    return _visible(event)
+
+
+@dataclass(frozen=True)
+class Permissions:
+    """What a page may offer one visitor for one event: its buttons and its tools."""
+
+    register: bool  # a signed-in person not yet registered would be accepted
+    cancel: bool
+    save: bool
+
+
+def permissions(event: EventFacts, visitor: VisitorFacts, *, now: datetime) -> Permissions:
+    newcomer = VisitorFacts(signed_in=True)
+    return Permissions(
+        register=may_register(event, newcomer, now=now).allowed,
+        cancel=may_cancel(event, visitor, now=now).allowed,
+        save=may_save(event, VisitorFacts(signed_in=visitor.signed_in)).allowed,  # a visit opens a session
+    )
