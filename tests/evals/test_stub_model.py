@@ -129,7 +129,7 @@ def test_good_policy_plays_the_last_turn_of_a_conversation_on_one_page(stub):
     assert arguments(chat.complete(conversation("ARG-06 zh-Hant"), [])) == {"query": "WebMCP"}
     assert arguments(chat.complete(conversation("ARG-01 en"), [])) == FOUR
     any_level = chat.complete(conversation("ARG-04 en: zero results, the next"), [])
-    assert arguments(any_level) == {**FOUR, "level": ""}
+    assert arguments(any_level) == {k: v for k, v in FOUR.items() if k != "level"}
 
 
 def test_the_same_request_on_another_page_is_another_case():
@@ -154,7 +154,8 @@ def test_relaxing_policy_goes_past_what_the_person_allowed_and_the_grader_fails_
     ]
     second = chat.complete(messages, [])["tool_calls"][0]
     made = [json.loads(call["function"]["arguments"]) for call in (first, second)]
-    assert made == [{**FOUR, "level": ""}, {"query": "Agent", "location": "kaohsiung", "level": ""}]
+    without_level = {k: v for k, v in FOUR.items() if k != "level"}
+    assert made == [without_level, {"query": "Agent", "location": "kaohsiung"}]
     replayed = [Call("search_events", FOUR, case.history()[0]["response"])]  # as the site answered
     graded = grade(
         case, [Call("search_events", made[0], ZERO), Call("search_events", made[1], ZERO)], replayed
