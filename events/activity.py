@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 from django.db import DatabaseError
 from django.db.models import Subquery
@@ -24,36 +24,34 @@ from .visitors import Visitor
 
 logger = logging.getLogger(__name__)
 
-P = ParamSpec("P")
-R = TypeVar("R")
-
 
 def outcome_of(result: Any) -> str:
     """A result may name its own outcome (e.g. ALREADY_SAVED); otherwise it is OK."""
     return getattr(result, "outcome", "OK")
 
 
-def records_activity(action: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    def decorate(func: Callable[P, R]) -> Callable[P, R]:
-        @functools.wraps(func)
-        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-            mode = kwargs.get("mode", Mode.API)
-            if mode is None:  # a page re-drawn after a call that was recorded already
-                return func(*args, **kwargs)
-            visitor = kwargs.get("visitor")
-            event_id = kwargs.get("event_id")
-            try:
-                result = func(*args, **kwargs)
-            except DomainError as error:
-                _record(action, mode, error.reason, visitor, _event_by_id(event_id))
-                raise
-            event = getattr(result, "event", None)
-            _record(action, mode, outcome_of(result), visitor, event.pk if event else _event_by_id(event_id))
-            return result
+def records_activity[**P, R](func: Callable[P, R]) -> Callable[P, R]:
+    """Record each call of the use case `func` as one row; the action is the use case's own name,
+    which is also its tool's name (one name per action, checked by tests/events/test_names.py)."""
+    action = func.__name__
 
-        return wrapper
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        mode = kwargs.get("mode", Mode.API)
+        if mode is None:  # a page re-drawn after a call that was recorded already
+            return func(*args, **kwargs)
+        visitor = kwargs.get("visitor")
+        event_id = kwargs.get("event_id")
+        try:
+            result = func(*args, **kwargs)
+        except DomainError as error:
+            _record(action, mode, error.reason, visitor, _event_by_id(event_id))
+            raise
+        event = getattr(result, "event", None)
+        _record(action, mode, outcome_of(result), visitor, event.pk if event else _event_by_id(event_id))
+        return result
 
-    return decorate
+    return wrapper
 
 
 def _event_by_id(event_id: Any) -> Subquery | None:

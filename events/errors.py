@@ -1,7 +1,7 @@
 """Typed refusals of the domain (layer 0: imports nothing of ours).
 
-Each error names the refusal and carries the envelope fields of DESIGN.md §4 (code, reason, HTTP
-status, whether a retry can help). Use cases raise them; one exception handler turns them into the
+Each error names the refusal and carries the envelope fields of docs/agent-contract.md (code, reason,
+HTTP status, whether a retry can help). Use cases raise them; one exception handler turns them into the
 envelope for the API and the tool path, so no interface maps errors on its own.
 """
 

@@ -49,7 +49,7 @@ def state_version(*, visitor: Visitor) -> int:
     return VisitorState.objects.filter(visitor_key=visitor.key).values_list("version", flat=True).first() or 0
 
 
-@records_activity("search_events")
+@records_activity
 def search_events(
     *,
     visitor: Visitor,
@@ -94,8 +94,8 @@ def search_events(
     )
 
 
-@records_activity("get_event_details")
-def get_event(*, visitor: Visitor, mode: Mode | None, event_id: str) -> EventDetails:
+@records_activity
+def get_event_details(*, visitor: Visitor, mode: Mode | None, event_id: str) -> EventDetails:
     """A public event (published or cancelled) with the visitor's saved and registration state."""
     event = (
         with_saved(Event.objects.public().with_seats(), visitor=visitor).filter(public_id=event_id).first()

@@ -93,7 +93,7 @@ def bump_state_version(*, visitor: Visitor) -> int:
         return cursor.fetchone()[0]
 
 
-@records_activity("save_event")
+@records_activity
 @transaction.atomic
 def save_event(*, visitor: Visitor, mode: Mode, event_id: str) -> SaveResult:
     """Save a published event for the visitor (account or session token). Saving twice is a no-op."""
@@ -109,7 +109,7 @@ def save_event(*, visitor: Visitor, mode: Mode, event_id: str) -> SaveResult:
     return SaveResult(event=event, already_saved=False, state_version=bump_state_version(visitor=visitor))
 
 
-@records_activity("unsave_event")
+@records_activity
 @transaction.atomic
 def unsave_event(*, visitor: Visitor, mode: Mode, event_id: str) -> UnsaveResult:
     """Remove a save. Removing what is not saved changes nothing and is not an error."""
@@ -120,9 +120,9 @@ def unsave_event(*, visitor: Visitor, mode: Mode, event_id: str) -> UnsaveResult
     return UnsaveResult(event=event, was_saved=bool(deleted), state_version=version)
 
 
-@records_activity("register_event")
+@records_activity
 @transaction.atomic
-def register_for_event(*, visitor: Visitor, mode: Mode, event_id: str) -> RegistrationResult:
+def register_event(*, visitor: Visitor, mode: Mode, event_id: str) -> RegistrationResult:
     """Register the signed-in visitor, or return the registration they already have.
 
     Locks the event row before counting confirmed seats, so concurrent calls cannot oversell.
@@ -165,7 +165,7 @@ def register_for_event(*, visitor: Visitor, mode: Mode, event_id: str) -> Regist
     )
 
 
-@records_activity("cancel_registration")
+@records_activity
 @transaction.atomic
 def cancel_registration(*, visitor: Visitor, mode: Mode, event_id: str) -> CancelResult:
     """Cancel the visitor's registration; cancelling a cancelled one says so and changes nothing."""

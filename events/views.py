@@ -185,7 +185,7 @@ def register_event(request: HttpRequest, event_id: str) -> HttpResponse:
     visitor = visitor_from_request(request)
     try:
         _check_tool_write(request, event_id)
-        result = services.register_for_event(
+        result = services.register_event(
             visitor=visitor, mode=client_mode(request, default=Mode.UI), event_id=event_id
         )
     except DomainError as error:
@@ -314,7 +314,7 @@ def _get_event_or_404(
 ) -> selectors.EventDetails:
     """The event of a page; `recorded=False` when the page is re-drawn after a write (one row per act)."""
     try:
-        return selectors.get_event(
+        return selectors.get_event_details(
             visitor=visitor_from_request(request),
             mode=client_mode(request, default=Mode.UI) if recorded else None,
             event_id=event_id,

@@ -1,13 +1,23 @@
-"""The error envelope of DESIGN.md §4, built in one place for the API and the tool path."""
+"""The error envelope (docs/agent-contract.md), built in one place for the API and the tool path.
+
+Every envelope carries `stateVersion`: the visitor's current value when it can be read, `null` when it
+cannot (the database is down, or reading it failed). Building an error never raises a second one.
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from events import selectors
 from events.errors import DomainError
+from events.visitors import visitor_from_request
+
+logger = logging.getLogger(__name__)
 
 
 def error_envelope(error: DomainError, *, state_version: int | None = None) -> dict[str, Any]:
+    """The envelope of `error`. `state_version=None` (the default) is sent as `"stateVersion": null`."""
     body: dict[str, Any] = {
         "ok": False,
         "code": error.code,
@@ -18,6 +28,21 @@ def error_envelope(error: DomainError, *, state_version: int | None = None) -> d
         "uiUpdated": False,
     }
     body.update(error.extra)
-    if state_version is not None:
-        body["stateVersion"] = state_version
+    body["stateVersion"] = state_version
     return body
+
+
+def current_state_version(request: Any) -> int | None:
+    """The requesting visitor's stateVersion for an envelope, or None when it cannot be read.
+
+    Takes a Django `HttpRequest` or a DRF `Request` (or None). Never raises: it is called while an
+    error is being answered, and a failure to read the version must not turn into a second error. Do
+    not call it when the database is already known to be down; pass `state_version=None` instead.
+    """
+    if request is None:
+        return None
+    try:
+        return selectors.state_version(visitor=visitor_from_request(request))
+    except Exception:
+        logger.warning("stateVersion could not be read for an error envelope", exc_info=True)
+        return None

@@ -11,16 +11,14 @@ import math
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.db import DatabaseError
+from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
 
 from events import errors
-from events.selectors import state_version
-from events.visitors import visitor_from_request
 
-from .envelope import error_envelope
+from .envelope import current_state_version, error_envelope
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +83,7 @@ def to_domain_error(exc: Exception) -> errors.DomainError:
         return errors.EventNotFound("Not found.")
     if isinstance(exc, exceptions.PermissionDenied | DjangoPermissionDenied):
         return errors.PermissionDenied()
-    if isinstance(exc, DatabaseError):
+    if isinstance(exc, DatabaseError | InterfaceError):  # a closed connection is no DatabaseError
         logger.exception("Database failure while serving an API request")
         return errors.TemporaryFailure()
     logger.exception("Unexpected error while serving an API request", exc_info=exc)
@@ -94,18 +92,13 @@ def to_domain_error(exc: Exception) -> errors.DomainError:
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     error = to_domain_error(exc)
-    request = context.get("request")
-    body = error_envelope(error, state_version=_safe_state_version(request, error))
+    # When the database could not be reached the version cannot be read either, and trying would only
+    # wait on it a second time: the envelope says null. Otherwise it is the visitor's current value
+    # (or null if reading it fails).
+    unreachable = isinstance(exc, OperationalError | InterfaceError)
+    version = None if unreachable else current_state_version(context.get("request"))
+    body = error_envelope(error, state_version=version)
     headers = {}
     if isinstance(error, errors.RateLimited):
         headers["Retry-After"] = str(error.extra["retryAfter"])
     return Response(body, status=error.http_status, headers=headers)
-
-
-def _safe_state_version(request: Any, error: errors.DomainError) -> int | None:
-    if request is None or isinstance(error, errors.TemporaryFailure | InternalError):
-        return None
-    try:
-        return state_version(visitor=visitor_from_request(request))
-    except DatabaseError:
-        return None

@@ -44,7 +44,10 @@ class ErrorEnvelope(serializers.Serializer):
     nextAction = serializers.CharField(help_text="What a caller (or agent) should do next.")
     retryable = serializers.BooleanField(help_text="Only TEMPORARY_FAILURE is retryable.")
     uiUpdated = serializers.BooleanField()
-    stateVersion = serializers.IntegerField(required=False)
+    stateVersion = serializers.IntegerField(
+        allow_null=True,
+        help_text="The visitor's current stateVersion; null when it could not be read (database down).",
+    )
     fields = serializers.DictField(required=False, help_text="Per-field messages for VALIDATION_ERROR.")
     retryAfter = serializers.IntegerField(required=False, help_text="Seconds to wait (RATE_LIMITED).")
 

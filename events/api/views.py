@@ -67,7 +67,7 @@ class EventDetailApi(APIView):
     )
     def get(self, request: Request, event_id: str) -> Response:
         visitor = visitor_from_request(request)
-        details = selectors.get_event(
+        details = selectors.get_event_details(
             visitor=visitor, mode=_mode(request), event_id=_event_id(request, event_id)
         )
         return Response(
@@ -141,7 +141,7 @@ class RegistrationApi(APIView):
         summary="Register the signed-in visitor (idempotent: a second call says alreadyRegistered)",
     )
     def post(self, request: Request, event_id: str) -> Response:
-        result = services.register_for_event(
+        result = services.register_event(
             visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(request, event_id)
         )
         return Response(registration_payload(result), status=201 if result.created else 200)

@@ -1,4 +1,4 @@
-"""register_for_event / cancel_registration / list_registrations through the API."""
+"""register_event / cancel_registration / list_registrations through the API."""
 
 import pytest
 

@@ -5,7 +5,7 @@ created once (passwords are set only then), and a registration is created only w
 none for that event. A second run therefore changes nothing. Every row goes through `full_clean()`,
 so the seed obeys the same validation as the admin.
 
-The registrations are written directly rather than through `register_for_event`: that use case records
+The registrations are written directly rather than through `register_event`: that use case records
 an Activity row and raises the visitor's stateVersion on every call, which would make a re-run change
 the database, and the demo's history should start empty.
 """
