@@ -16,8 +16,10 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from .choices import EventStatus, Mode, RegistrationStatus
+from . import services
+from .choices import Mode, RegistrationStatus
 from .models import Activity, Event, Registration, SavedEvent
+from .visitors import Visitor
 
 admin.site.site_header = _("AgentReady Events admin")
 admin.site.site_title = _("AgentReady Events admin")
@@ -97,8 +99,10 @@ class EventAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Event | None = None) -> list[str]:
         # An id is in URLs, tool results and agents' traces: once an event exists it never changes.
+        # The status changes only through the actions (publish, unpublish, cancel): use cases with
+        # their Activity row and their effects on registrants.
         if obj is not None:
-            return ["public_id", "created_at", "updated_at"]
+            return ["public_id", "status", "created_at", "updated_at"]
         return ["created_at", "updated_at"]
 
     def has_delete_permission(self, request: HttpRequest, obj: Event | None = None) -> bool:
@@ -121,12 +125,16 @@ class EventAdmin(admin.ModelAdmin):
             return _("unlimited")
         return event.seats_left
 
-    def _set_status(self, request: HttpRequest, queryset: QuerySet[Event], status: EventStatus) -> int:
-        return _plain(queryset).exclude(status=status).update(status=status, updated_at=timezone.now())
+    def _apply(self, request: HttpRequest, queryset: QuerySet[Event], use_case) -> list:
+        """Run an organiser's use case on each selected event (its own transaction, Activity row and
+        effects), as the person signed in to the admin."""
+        visitor = Visitor(user=request.user)
+        ids = list(_plain(queryset).values_list("public_id", flat=True))
+        return [use_case(visitor=visitor, mode=Mode.ADMIN, event_id=event_id) for event_id in ids]
 
     @admin.action(description=_("Publish selected events"), permissions=["change"])
     def publish(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
-        count = self._set_status(request, queryset, EventStatus.PUBLISHED)
+        count = sum(result.changed for result in self._apply(request, queryset, services.publish_event))
         self.message_user(
             request,
             ngettext("%(count)d event was published.", "%(count)d events were published.", count)
@@ -136,7 +144,7 @@ class EventAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Unpublish selected events (back to draft)"), permissions=["change"])
     def unpublish(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
-        count = self._set_status(request, queryset, EventStatus.DRAFT)
+        count = sum(result.changed for result in self._apply(request, queryset, services.unpublish_event))
         self.message_user(
             request,
             ngettext(
@@ -150,11 +158,20 @@ class EventAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Cancel selected events"), permissions=["change"])
     def cancel(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
-        count = self._set_status(request, queryset, EventStatus.CANCELLED)
+        results = self._apply(request, queryset, services.cancel_event)
+        count = sum(result.changed for result in results)
+        told = sum(result.cancelled_registrations for result in results)
         self.message_user(
             request,
             ngettext("%(count)d event was cancelled.", "%(count)d events were cancelled.", count)
-            % {"count": count},
+            % {"count": count}
+            + " "
+            + ngettext(
+                "%(told)d registration was cancelled with it; its holder is told by e-mail.",
+                "%(told)d registrations were cancelled with them; their holders are told by e-mail.",
+                told,
+            )
+            % {"told": told},
             messages.WARNING if count else messages.INFO,
         )
 

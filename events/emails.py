@@ -48,3 +48,26 @@ def send_registration_confirmation(registration: Registration, *, base_url: str 
     )
     message.send()
     return True
+
+
+def send_event_cancelled(registration: Registration, *, base_url: str = "") -> bool:
+    """Tell a person whose registration ended because the organiser cancelled the event.
+
+    Returns False (and sends nothing) when the account has no e-mail address.
+    """
+    user = registration.user
+    if not user.email:
+        return False
+    event = registration.event
+    context = {
+        "event": event,
+        "user": user,
+        "event_url": site_url(
+            reverse("event-detail", kwargs={"event_id": event.public_id}), base_url=base_url
+        ),
+        "list_url": site_url(reverse("event-list"), base_url=base_url),
+    }
+    subject = " ".join(render_to_string("events/email/event_cancelled_subject.txt", context).split())
+    body = render_to_string("events/email/event_cancelled_body.txt", context)
+    EmailMessage(subject=subject, body=body, to=[user.email]).send()
+    return True

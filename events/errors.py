@@ -67,9 +67,9 @@ class AuthRequired(DomainError):
 
 class PermissionDenied(DomainError):
     code = "PERMISSION_DENIED"
-    reason = "NOT_OWNER"
+    reason = "NOT_ORGANISER"
     http_status = 403
-    default_message = "You may not do this."
+    default_message = "Only an organiser may do this."
     next_action = "Stop."
 
 

@@ -13,12 +13,8 @@ from django.utils import timezone
 
 from . import emails, policies
 from .activity import records_activity
-from .choices import Mode, RegistrationStatus
-from .errors import (
-    AuthRequired,
-    EventNotFound,
-    RegistrationNotFound,
-)
+from .choices import EventStatus, Mode, RegistrationStatus
+from .errors import AuthRequired, EventNotFound, PermissionDenied, RegistrationNotFound
 from .models import Event, Registration, SavedEvent, VisitorState
 from .selectors import saved_owner, state_version
 from .visitors import Visitor
@@ -189,6 +185,72 @@ def cancel_registration(*, visitor: Visitor, mode: Mode, event_id: str) -> Cance
     return CancelResult(
         registration=registration, already_cancelled=False, state_version=bump_state_version(visitor=visitor)
     )
+
+
+@dataclass(frozen=True)
+class EventStatusResult:
+    event: Event
+    changed: bool  # False: the event already had that status (a no-op, recorded as UNCHANGED)
+    cancelled_registrations: int = 0
+
+    @property
+    def outcome(self) -> str:
+        return "OK" if self.changed else "UNCHANGED"
+
+
+@records_activity
+@transaction.atomic
+def publish_event(*, visitor: Visitor, mode: Mode, event_id: str) -> EventStatusResult:
+    """An organiser publishes a draft (or cancelled) event: it becomes public and open."""
+    return _set_status(visitor, event_id, EventStatus.PUBLISHED)
+
+
+@records_activity
+@transaction.atomic
+def unpublish_event(*, visitor: Visitor, mode: Mode, event_id: str) -> EventStatusResult:
+    """An organiser takes an event back to draft: it leaves the catalogue; registrations are kept."""
+    return _set_status(visitor, event_id, EventStatus.DRAFT)
+
+
+@records_activity
+@transaction.atomic
+def cancel_event(*, visitor: Visitor, mode: Mode, event_id: str) -> EventStatusResult:
+    """An organiser cancels an event: every confirmed registration is cancelled with it, each holder's
+    stateVersion rises, and each is told by e-mail after commit. The event stays visible, saying so."""
+    result = _set_status(visitor, event_id, EventStatus.CANCELLED)
+    registrations = list(
+        Registration.objects.select_related("user", "event").filter(
+            event=result.event, status=RegistrationStatus.CONFIRMED
+        )
+    )
+    if not registrations:
+        return result
+    Registration.objects.filter(pk__in=[r.pk for r in registrations]).update(
+        status=RegistrationStatus.CANCELLED, updated_at=timezone.now()
+    )
+    for registration in registrations:
+        registration.status = RegistrationStatus.CANCELLED
+        bump_state_version(visitor=Visitor(user=registration.user))
+        transaction.on_commit(
+            lambda registration=registration: emails.send_event_cancelled(registration), robust=True
+        )
+    return EventStatusResult(
+        event=result.event, changed=result.changed, cancelled_registrations=len(registrations)
+    )
+
+
+def _set_status(visitor: Visitor, event_id: str, status: str) -> EventStatusResult:
+    """Lock the event and give it `status`; only an organiser (who may change events) may."""
+    if visitor.user is None or not visitor.user.has_perm("events.change_event"):
+        raise PermissionDenied()
+    event = Event.objects.select_for_update().filter(public_id=event_id).first()
+    if event is None:
+        raise EventNotFound()
+    if event.status == status:
+        return EventStatusResult(event=event, changed=False)
+    event.status = status
+    event.save(update_fields=["status", "updated_at"])
+    return EventStatusResult(event=event, changed=True)
 
 
 @transaction.atomic

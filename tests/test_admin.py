@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from events.admin import CSV_HEADER
 from events.choices import EventStatus, RegistrationStatus
-from events.models import Event
+from events.models import Activity, Event, Registration, VisitorState
 from tests.factories import ActivityFactory, EventFactory, RegistrationFactory, SavedEventFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -219,6 +219,40 @@ def test_admin_cancel_action_cancels_events(admin_client, event):
     other = EventFactory(draft=True)
     run_action(admin_client, "cancel", [event, other])
     assert set(Event.objects.values_list("status", flat=True)) == {EventStatus.CANCELLED}
+
+
+def test_admin_cancel_goes_through_the_use_case_and_tells_every_registrant(
+    admin_client, organiser, event, mailoutbox, django_capture_on_commit_callbacks
+):
+    holders = [RegistrationFactory(event=event).user for _ in range(2)]
+    gone = RegistrationFactory(event=event, status=RegistrationStatus.CANCELLED)
+    with django_capture_on_commit_callbacks(execute=True):
+        run_action(admin_client, "cancel", [event])
+    statuses = set(Registration.objects.filter(event=event).values_list("status", flat=True))
+    assert statuses == {RegistrationStatus.CANCELLED}
+    assert sorted(m.to[0] for m in mailoutbox) == sorted(user.email for user in holders)
+    assert gone.user.email not in [m.to[0] for m in mailoutbox]
+    assert all(event.title in m.subject for m in mailoutbox)
+    row = Activity.objects.get(action="cancel_event")
+    assert (row.mode, row.outcome, row.user, row.event_id) == ("admin", "OK", organiser, event.pk)
+    for user in holders:  # their pages and tools follow: each holder's state changed once
+        assert VisitorState.objects.get(visitor_key=f"user:{user.pk}").version == 1
+
+
+@pytest.mark.parametrize(
+    ("action", "use_case"), [("publish", "publish_event"), ("unpublish", "unpublish_event")]
+)
+def test_admin_publish_and_unpublish_are_recorded_as_the_organisers_activity(admin_client, action, use_case):
+    event = EventFactory(draft=action == "publish")
+    run_action(admin_client, action, [event])
+    run_action(admin_client, action, [event])  # again: nothing changes
+    rows = Activity.objects.filter(action=use_case).order_by("id")
+    assert [(row.mode, row.outcome) for row in rows] == [("admin", "OK"), ("admin", "UNCHANGED")]
+
+
+def test_the_status_is_changed_by_the_actions_only(admin_client, event):
+    html = admin_client.get(reverse("admin:events_event_change", args=[event.pk])).content.decode()
+    assert 'name="status"' not in html
 
 
 def test_admin_action_works_while_sorted_by_an_annotation(admin_client, event):

@@ -1,0 +1,89 @@
+"""The organisers' use cases (cancel_event, publish_event, unpublish_event): who may, and what follows."""
+
+from __future__ import annotations
+
+import pytest
+
+from events import services
+from events.choices import EventStatus, Mode, RegistrationStatus
+from events.errors import EventNotFound, PermissionDenied
+from events.models import Activity, Registration
+from events.visitors import Visitor
+from tests.factories import EventFactory, RegistrationFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+ORGANISER_USE_CASES = [services.cancel_event, services.publish_event, services.unpublish_event]
+
+
+@pytest.fixture
+def organiser():
+    return Visitor(user=UserFactory(is_staff=True, is_superuser=True))
+
+
+@pytest.mark.parametrize("use_case", ORGANISER_USE_CASES, ids=lambda f: f.__name__)
+def test_a_visitor_who_may_not_change_events_is_refused_and_nothing_changes(use_case):
+    event = EventFactory()
+    RegistrationFactory(event=event)
+    with pytest.raises(PermissionDenied) as refused:
+        use_case(visitor=Visitor(user=UserFactory()), mode=Mode.API, event_id=event.public_id)
+    assert refused.value.reason == "NOT_ORGANISER"
+    event.refresh_from_db()
+    assert event.status == EventStatus.PUBLISHED
+    assert Registration.objects.get(event=event).status == RegistrationStatus.CONFIRMED
+    assert Activity.objects.get(action=use_case.__name__).outcome == "NOT_ORGANISER"
+
+
+@pytest.mark.parametrize("use_case", ORGANISER_USE_CASES, ids=lambda f: f.__name__)
+def test_an_unknown_event_is_not_found(use_case, organiser):
+    with pytest.raises(EventNotFound):
+        use_case(visitor=organiser, mode=Mode.ADMIN, event_id="evt-nothing-here")
+
+
+def test_cancel_event_cancels_confirmed_registrations_and_tells_their_holders(
+    organiser, mailoutbox, django_capture_on_commit_callbacks
+):
+    event = EventFactory(capacity=3)
+    confirmed = RegistrationFactory.create_batch(2, event=event)
+    RegistrationFactory(event=event, status=RegistrationStatus.CANCELLED)
+    other = RegistrationFactory()  # another event's registration is left alone
+    with django_capture_on_commit_callbacks(execute=True):
+        result = services.cancel_event(visitor=organiser, mode=Mode.ADMIN, event_id=event.public_id)
+    assert result.changed and result.cancelled_registrations == 2
+    assert sorted(message.to[0] for message in mailoutbox) == sorted(r.user.email for r in confirmed)
+    assert not Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).exists()
+    other.refresh_from_db()
+    assert other.status == RegistrationStatus.CONFIRMED
+
+
+def test_cancelling_twice_changes_nothing_and_sends_nothing_more(
+    organiser, mailoutbox, django_capture_on_commit_callbacks
+):
+    event = EventFactory()
+    RegistrationFactory(event=event)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.cancel_event(visitor=organiser, mode=Mode.ADMIN, event_id=event.public_id)
+        again = services.cancel_event(visitor=organiser, mode=Mode.ADMIN, event_id=event.public_id)
+    assert (again.changed, again.cancelled_registrations) == (False, 0)
+    assert len(mailoutbox) == 1
+    outcomes = list(
+        Activity.objects.filter(action="cancel_event").order_by("id").values_list("outcome", flat=True)
+    )
+    assert outcomes == ["OK", "UNCHANGED"]
+
+
+def test_a_rollback_sends_no_mail(organiser, mailoutbox, django_capture_on_commit_callbacks):
+    """The mail is sent after commit: if the change is rolled back, nobody is told of it."""
+    from django.db import transaction
+
+    event = EventFactory()
+    RegistrationFactory(event=event)
+    with (
+        django_capture_on_commit_callbacks(execute=True),
+        pytest.raises(RuntimeError),
+        transaction.atomic(),
+    ):
+        services.cancel_event(visitor=organiser, mode=Mode.ADMIN, event_id=event.public_id)
+        raise RuntimeError("the surrounding work failed")
+    assert mailoutbox == []
+    assert Registration.objects.get(event=event).status == RegistrationStatus.CONFIRMED
