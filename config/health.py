@@ -55,7 +55,8 @@ def health(request: HttpRequest) -> JsonResponse:
         "toolCatalogueFingerprint": catalogue_fingerprint(),
     }
     if not database_ok():
-        body = error_envelope(TemporaryFailure("The database is unreachable."))
+        # The database is down, so the visitor's stateVersion cannot be read: null.
+        body = error_envelope(TemporaryFailure("The database is unreachable."), state_version=None)
         body.update(status="unavailable", database="unreachable", **facts)
         return JsonResponse(body, status=503)
     return JsonResponse({"ok": True, "status": "ok", "database": "ok", **facts})

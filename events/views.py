@@ -31,16 +31,16 @@ from django.views.decorators.http import require_GET, require_POST
 from webmcp.responses import MalformedToolInput, tool_call, tool_input, tool_refusal, with_tool_result
 
 from . import ics, jsonld, policies, selectors, services
-from .api.envelope import error_envelope
+from .api.envelope import current_state_version, error_envelope
 from .api.inputs import validated_input
 from .api.serializers import (
+    CancelOutput,
     EventRefInput,
     EventSearchInput,
     NoInput,
-    cancel_payload,
-    registration_payload,
-    save_payload,
-    search_payload,
+    RegistrationOutput,
+    SaveOutput,
+    SearchOutput,
 )
 from .api.throttling import WriteRateThrottle
 from .choices import Mode
@@ -81,10 +81,11 @@ def _search_tool_call(request: HttpRequest, visitor: Visitor) -> HttpResponse:
     try:
         conditions = EventSearchForm.conditions_from(_tool_input(request, EventSearchInput))
     except DomainError as error:
-        return _tool_refusal(request, visitor, error)
+        return _tool_refusal(request, error)
     form = EventSearchForm(_querydict(conditions))
     context = _list_context(request, visitor, form, mode=Mode.AGENT, conditions=conditions)
-    result = search_payload(context["result"], state_version=context["webmcp_state"]["stateVersion"])
+    state = {"state_version": context["webmcp_state"]["stateVersion"]}
+    result = SearchOutput(context["result"], context=state).data
     url = reverse("event-list") + (f"?{_querydict(conditions).urlencode()}" if conditions else "")
     response = render(request, "events/event_list.html#region", context)
     return with_tool_result(response, result, push_url=url)
@@ -166,7 +167,7 @@ def save_event(request: HttpRequest, event_id: str) -> HttpResponse:
         messages.info(request, _("This event was already in your saved events."))
     else:
         messages.success(request, _("Saved. You can find it under My events."))
-    return _after_write(request, event_id, result=save_payload(result))
+    return _after_write(request, event_id, result=SaveOutput(result).data)
 
 
 @require_POST
@@ -194,7 +195,7 @@ def register_event(request: HttpRequest, event_id: str) -> HttpResponse:
         messages.info(request, _("You were already registered for this event."))
     else:
         messages.success(request, _("You are registered. A confirmation e-mail is on its way."))
-    return _after_write(request, event_id, result=registration_payload(result))
+    return _after_write(request, event_id, result=RegistrationOutput(result).data)
 
 
 @require_POST
@@ -226,7 +227,7 @@ def cancel_registration(request: HttpRequest, event_id: str) -> HttpResponse:
         messages.info(request, _("This registration was already cancelled."))
     else:
         messages.success(request, _("Your registration is cancelled. Your seat is free for someone else."))
-    return _after_write(request, event_id, result=cancel_payload(result))
+    return _after_write(request, event_id, result=CancelOutput(result).data)
 
 
 # ── /me/ ──────────────────────────────────────────────────────────────────────────────────────
@@ -391,8 +392,8 @@ def _tool_page(request: HttpRequest) -> str:
     return ""
 
 
-def _tool_refusal(request: HttpRequest, visitor: Visitor, error: DomainError) -> HttpResponse:
-    envelope = error_envelope(error, state_version=selectors.state_version(visitor=visitor))
+def _tool_refusal(request: HttpRequest, error: DomainError) -> HttpResponse:
+    envelope = error_envelope(error, state_version=current_state_version(request))
     response = tool_refusal(envelope, status=error.http_status)
     if "retryAfter" in error.extra:
         response["Retry-After"] = str(error.extra["retryAfter"])
@@ -403,7 +404,7 @@ def _refused(request: HttpRequest, event_id: str, error: DomainError) -> HttpRes
     """A refusal from a write use case, shown as a message on the page it came from (never a 500);
     a tool call gets the envelope instead."""
     if tool_call(request):
-        return _tool_refusal(request, visitor_from_request(request), error)
+        return _tool_refusal(request, error)
     if isinstance(error, EventNotFound) and not isinstance(error, RegistrationNotFound):
         raise Http404(str(error)) from error
     if isinstance(error, AuthRequired) and not request.htmx:

@@ -1,6 +1,6 @@
-"""OpenAPI documentation of response bodies and of the codes each endpoint can answer with.
+"""OpenAPI documentation of the error envelope and of the codes each endpoint can answer with.
 
-These serializers only describe JSON for drf-spectacular; the bodies are built in views.py.
+Success bodies are described by the output serializers that build them (`serializers.py`).
 """
 
 from __future__ import annotations
@@ -10,13 +10,6 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
 from events.models import PUBLIC_ID_PATTERN
-
-from .serializers import (
-    EventDetailSerializer,
-    EventSummarySerializer,
-    RegistrationSerializer,
-    RegistrationWithEventSerializer,
-)
 
 EVENT_ID = OpenApiParameter(
     "event_id",
@@ -50,66 +43,6 @@ class ErrorEnvelope(serializers.Serializer):
     )
     fields = serializers.DictField(required=False, help_text="Per-field messages for VALIDATION_ERROR.")
     retryAfter = serializers.IntegerField(required=False, help_text="Seconds to wait (RATE_LIMITED).")
-
-
-class _Base(serializers.Serializer):
-    ok = serializers.BooleanField()
-    uiUpdated = serializers.BooleanField(required=False)
-    stateVersion = serializers.IntegerField()
-
-
-class SearchResponse(_Base):
-    count = serializers.IntegerField()
-    total = serializers.IntegerField()
-    limit = serializers.IntegerField()
-    offset = serializers.IntegerField()
-    events = EventSummarySerializer(many=True)
-    appliedFilters = serializers.DictField(child=serializers.CharField())
-    constraintsRelaxed = serializers.BooleanField(
-        required=False, help_text="Present (false) when count is 0."
-    )
-    requiresUserDecision = serializers.BooleanField(
-        required=False, help_text="Present (true) when count is 0."
-    )
-    nextAction = serializers.CharField(required=False)
-
-
-class EventDetailResponse(_Base):
-    event = EventDetailSerializer()
-    saved = serializers.BooleanField()
-    registered = serializers.BooleanField()
-
-
-class SaveResponse(_Base):
-    eventId = serializers.CharField()
-    saved = serializers.BooleanField()
-    alreadySaved = serializers.BooleanField()
-
-
-class UnsaveResponse(_Base):
-    eventId = serializers.CharField()
-    saved = serializers.BooleanField()
-    wasSaved = serializers.BooleanField()
-
-
-class SavedListResponse(_Base):
-    count = serializers.IntegerField()
-    events = EventSummarySerializer(many=True)
-
-
-class RegistrationResponse(_Base):
-    registration = RegistrationSerializer()
-    alreadyRegistered = serializers.BooleanField()
-
-
-class CancelResponse(_Base):
-    registration = RegistrationSerializer()
-    alreadyCancelled = serializers.BooleanField()
-
-
-class RegistrationListResponse(_Base):
-    count = serializers.IntegerField()
-    registrations = RegistrationWithEventSerializer(many=True)
 
 
 ERROR_DESCRIPTIONS = {

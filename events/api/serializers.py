@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from events.choices import Level, Location, Price
@@ -131,76 +132,146 @@ ZERO_RESULT_NEXT_ACTION = (
 )
 
 
-def search_payload(result, *, state_version: int) -> dict[str, Any]:
-    """The search result body shared by the API and the search tool."""
-    body: dict[str, Any] = {
-        "ok": True,
-        "count": result.count,
-        "total": result.total,
-        "limit": result.limit,
-        "offset": result.offset,
-        "events": EventSummarySerializer(result.events, many=True).data,
-        "appliedFilters": result.applied_filters,
-        "uiUpdated": False,
-        "stateVersion": state_version,
-    }
-    if result.total == 0:
-        body.update(constraintsRelaxed=False, requiresUserDecision=True, nextAction=ZERO_RESULT_NEXT_ACTION)
-    return body
+class Constant(serializers.Field):
+    """An output field with a fixed value (e.g. `"ok": true`), typed for the OpenAPI document."""
+
+    def __init__(self, value: Any, **kwargs: Any) -> None:
+        self.value = value
+        super().__init__(read_only=True, **kwargs)
+
+    def get_attribute(self, instance: Any) -> Any:
+        return self.value
+
+    def to_representation(self, value: Any) -> Any:
+        return value
 
 
-# Success bodies: one builder per use case, shared by the API views and the page routes that answer
-# tool calls, so an agent gets the same body whichever path its call took.
+extend_schema_field({"type": "boolean"})(Constant)
 
 
-def event_details_payload(details, *, state_version: int) -> dict[str, Any]:
-    return {
-        "ok": True,
-        "event": EventDetailSerializer(details.event).data,
-        "saved": details.is_saved,
-        "registered": details.is_registered,
-        "uiUpdated": False,
-        "stateVersion": state_version,
-    }
+class StateVersionFromContext(serializers.IntegerField):
+    """`stateVersion` of a read: the visitor's value, read by the view and given in the context."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(read_only=True, **kwargs)
+
+    def get_attribute(self, instance: Any) -> Any:
+        return self.context["state_version"]
 
 
-def save_payload(result) -> dict[str, Any]:
-    return {
-        "ok": True,
-        "eventId": result.event.public_id,
-        "saved": True,
-        "alreadySaved": result.already_saved,
-        "uiUpdated": False,
-        "stateVersion": result.state_version,
-    }
+class Output(serializers.Serializer):
+    """A success body: `ok: true`, the use case's fields, then `uiUpdated` and `stateVersion`.
+
+    Every API body and every tool result is built by one of these, so page routes and the API answer
+    the same JSON, and the OpenAPI document describes what is really sent.
+    """
+
+    ok = Constant(True)
 
 
-def unsave_payload(result) -> dict[str, Any]:
-    return {
-        "ok": True,
-        "eventId": result.event.public_id,
-        "saved": False,
-        "wasSaved": result.was_saved,
-        "uiUpdated": False,
-        "stateVersion": result.state_version,
-    }
+class _Written(Output):
+    """A write's body: its stateVersion comes with the use case's result."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        fields["uiUpdated"] = Constant(False, help_text="True once the page shows the outcome (tools).")
+        fields["stateVersion"] = serializers.IntegerField(source="state_version", read_only=True)
+        return fields
 
 
-def registration_payload(result) -> dict[str, Any]:
-    return {
-        "ok": True,
-        "registration": RegistrationSerializer(result.registration).data,
-        "alreadyRegistered": result.already_registered,
-        "uiUpdated": False,
-        "stateVersion": result.state_version,
-    }
+class _Read(Output):
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        fields["uiUpdated"] = Constant(False, help_text="True once the page shows the outcome (tools).")
+        fields["stateVersion"] = StateVersionFromContext()
+        return fields
 
 
-def cancel_payload(result) -> dict[str, Any]:
-    return {
-        "ok": True,
-        "registration": RegistrationSerializer(result.registration).data,
-        "alreadyCancelled": result.already_cancelled,
-        "uiUpdated": False,
-        "stateVersion": result.state_version,
-    }
+class SearchOutput(_Read):
+    """`search_events`: one page of matches. With count 0 it also says that nothing was relaxed and
+    the person must decide what to change."""
+
+    count = serializers.IntegerField(read_only=True)
+    total = serializers.IntegerField(read_only=True)
+    limit = serializers.IntegerField(read_only=True)
+    offset = serializers.IntegerField(read_only=True)
+    events = EventSummarySerializer(many=True, read_only=True)
+    appliedFilters = serializers.DictField(
+        source="applied_filters", child=serializers.CharField(), read_only=True
+    )
+    # Not read-only, so that the OpenAPI document lists them as optional (they are set by
+    # to_representation, only when count is 0).
+    constraintsRelaxed = serializers.BooleanField(
+        required=False, help_text="Present (false) when count is 0."
+    )
+    requiresUserDecision = serializers.BooleanField(
+        required=False, help_text="Present (true) when count is 0."
+    )
+    nextAction = serializers.CharField(required=False, help_text="Present when count is 0.")
+
+    def to_representation(self, result: Any) -> dict[str, Any]:
+        body = {
+            name: value
+            for name, value in super().to_representation(result).items()
+            if name not in ("constraintsRelaxed", "requiresUserDecision", "nextAction")
+        }
+        if result.total == 0:
+            body.update(
+                constraintsRelaxed=False, requiresUserDecision=True, nextAction=ZERO_RESULT_NEXT_ACTION
+            )
+        return body
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        # The zero-result fields come last, after stateVersion, as the body has always put them.
+        for name in ("constraintsRelaxed", "requiresUserDecision", "nextAction"):
+            fields[name] = fields.pop(name)
+        return fields
+
+
+class EventDetailsOutput(_Read):
+    event = EventDetailSerializer(read_only=True)
+    saved = serializers.BooleanField(source="is_saved", read_only=True)
+    registered = serializers.BooleanField(source="is_registered", read_only=True)
+
+
+class SaveOutput(_Written):
+    eventId = serializers.CharField(source="event.public_id", read_only=True)
+    saved = Constant(True)
+    alreadySaved = serializers.BooleanField(source="already_saved", read_only=True)
+
+
+class UnsaveOutput(_Written):
+    eventId = serializers.CharField(source="event.public_id", read_only=True)
+    saved = Constant(False)
+    wasSaved = serializers.BooleanField(source="was_saved", read_only=True)
+
+
+class RegistrationOutput(_Written):
+    registration = RegistrationSerializer(read_only=True)
+    alreadyRegistered = serializers.BooleanField(source="already_registered", read_only=True)
+
+
+class CancelOutput(_Written):
+    registration = RegistrationSerializer(read_only=True)
+    alreadyCancelled = serializers.BooleanField(source="already_cancelled", read_only=True)
+
+
+class SavedListOutput(Output):
+    """The visitor's saved events (a list read; no uiUpdated: nothing is shown)."""
+
+    count = serializers.SerializerMethodField()
+    events = EventSummarySerializer(source="*", many=True, read_only=True)
+    stateVersion = StateVersionFromContext()
+
+    def get_count(self, events: list) -> int:
+        return len(events)
+
+
+class RegistrationListOutput(Output):
+    count = serializers.SerializerMethodField()
+    registrations = RegistrationWithEventSerializer(source="*", many=True, read_only=True)
+    stateVersion = StateVersionFromContext()
+
+    def get_count(self, registrations: list) -> int:
+        return len(registrations)

@@ -9,28 +9,33 @@ from rest_framework.views import APIView
 
 from events import selectors, services
 from events.choices import Mode
-from events.visitors import client_mode, visitor_from_request
+from events.visitors import Visitor, client_mode, visitor_from_request
 
 from . import schema
 from .inputs import validated_input
 from .serializers import (
+    CancelOutput,
+    EventDetailsOutput,
     EventRefInput,
     EventSearchPageInput,
-    EventSummarySerializer,
     NoInput,
-    RegistrationWithEventSerializer,
-    cancel_payload,
-    event_details_payload,
-    registration_payload,
-    save_payload,
-    search_payload,
-    unsave_payload,
+    RegistrationListOutput,
+    RegistrationOutput,
+    SavedListOutput,
+    SaveOutput,
+    SearchOutput,
+    UnsaveOutput,
 )
 from .throttling import WriteRateThrottle
 
 
 def _mode(request: Request) -> Mode:
     return client_mode(request, default=Mode.API)
+
+
+def _read_context(visitor: Visitor) -> dict[str, int]:
+    """A read's body carries the visitor's stateVersion as it is now."""
+    return {"state_version": selectors.state_version(visitor=visitor)}
 
 
 def _event_id(request: Request, event_id: str) -> str:
@@ -48,21 +53,21 @@ class EventSearchApi(APIView):
     @extend_schema(
         operation_id="search_events",
         parameters=[EventSearchPageInput],
-        responses=schema.responses(schema.SearchResponse, 400, 429, 503),
+        responses=schema.responses(SearchOutput, 400, 429, 503),
         summary="Search published upcoming events",
     )
     def get(self, request: Request) -> Response:
         params = validated_input(EventSearchPageInput, request.query_params)
         visitor = visitor_from_request(request)
         result = selectors.search_events(visitor=visitor, mode=_mode(request), **params)
-        return Response(search_payload(result, state_version=selectors.state_version(visitor=visitor)))
+        return Response(SearchOutput(result, context=_read_context(visitor)).data)
 
 
 class EventDetailApi(APIView):
     @extend_schema(
         operation_id="get_event_details",
         parameters=[schema.EVENT_ID],
-        responses=schema.responses(schema.EventDetailResponse, 400, 404, 503),
+        responses=schema.responses(EventDetailsOutput, 400, 404, 503),
         summary="Everything public about one event, with the visitor's saved and registered state",
     )
     def get(self, request: Request, event_id: str) -> Response:
@@ -70,9 +75,7 @@ class EventDetailApi(APIView):
         details = selectors.get_event_details(
             visitor=visitor, mode=_mode(request), event_id=_event_id(request, event_id)
         )
-        return Response(
-            event_details_payload(details, state_version=selectors.state_version(visitor=visitor))
-        )
+        return Response(EventDetailsOutput(details, context=_read_context(visitor)).data)
 
 
 class SavedEventApi(APIView):
@@ -83,20 +86,20 @@ class SavedEventApi(APIView):
         operation_id="save_event",
         parameters=[schema.EVENT_ID],
         request=None,
-        responses=schema.responses(schema.SaveResponse, 400, 403, 404, 409, 429, 503, success=(200, 201)),
+        responses=schema.responses(SaveOutput, 400, 403, 404, 409, 429, 503, success=(200, 201)),
         summary="Save an event (idempotent: a second save says alreadySaved)",
     )
     def put(self, request: Request, event_id: str) -> Response:
         event_id = _event_id(request, event_id)
         visitor = visitor_from_request(request, create_token=True)
         result = services.save_event(visitor=visitor, mode=_mode(request), event_id=event_id)
-        return Response(save_payload(result), status=200 if result.already_saved else 201)
+        return Response(SaveOutput(result).data, status=200 if result.already_saved else 201)
 
     @extend_schema(
         operation_id="unsave_event",
         parameters=[schema.EVENT_ID],
         request=None,
-        responses=schema.responses(schema.UnsaveResponse, 400, 403, 404, 429, 503),
+        responses=schema.responses(UnsaveOutput, 400, 403, 404, 429, 503),
         summary="Remove a saved event (removing what is not saved changes nothing)",
     )
     def delete(self, request: Request, event_id: str) -> Response:
@@ -104,27 +107,20 @@ class SavedEventApi(APIView):
         result = services.unsave_event(
             visitor=visitor, mode=_mode(request), event_id=_event_id(request, event_id)
         )
-        return Response(unsave_payload(result))
+        return Response(UnsaveOutput(result).data)
 
 
 class SavedListApi(APIView):
     @extend_schema(
         operation_id="list_saved",
-        responses=schema.responses(schema.SavedListResponse, 400, 503),
+        responses=schema.responses(SavedListOutput, 400, 503),
         summary="The visitor's saved events (account or session)",
     )
     def get(self, request: Request) -> Response:
         validated_input(NoInput, request.query_params)
         visitor = visitor_from_request(request)
         events = selectors.list_saved(visitor=visitor)
-        return Response(
-            {
-                "ok": True,
-                "count": len(events),
-                "events": EventSummarySerializer(events, many=True).data,
-                "stateVersion": selectors.state_version(visitor=visitor),
-            }
-        )
+        return Response(SavedListOutput(events, context=_read_context(visitor)).data)
 
 
 class RegistrationApi(APIView):
@@ -135,46 +131,37 @@ class RegistrationApi(APIView):
         operation_id="register_event",
         parameters=[schema.EVENT_ID],
         request=None,
-        responses=schema.responses(
-            schema.RegistrationResponse, 400, 401, 403, 404, 409, 429, 503, success=(200, 201)
-        ),
+        responses=schema.responses(RegistrationOutput, 400, 401, 403, 404, 409, 429, 503, success=(200, 201)),
         summary="Register the signed-in visitor (idempotent: a second call says alreadyRegistered)",
     )
     def post(self, request: Request, event_id: str) -> Response:
         result = services.register_event(
             visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(request, event_id)
         )
-        return Response(registration_payload(result), status=201 if result.created else 200)
+        return Response(RegistrationOutput(result).data, status=201 if result.created else 200)
 
     @extend_schema(
         operation_id="cancel_registration",
         parameters=[schema.EVENT_ID],
         request=None,
-        responses=schema.responses(schema.CancelResponse, 400, 401, 403, 404, 409, 429, 503),
+        responses=schema.responses(CancelOutput, 400, 401, 403, 404, 409, 429, 503),
         summary="Cancel the signed-in visitor's registration (a second call says alreadyCancelled)",
     )
     def delete(self, request: Request, event_id: str) -> Response:
         result = services.cancel_registration(
             visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(request, event_id)
         )
-        return Response(cancel_payload(result))
+        return Response(CancelOutput(result).data)
 
 
 class RegistrationListApi(APIView):
     @extend_schema(
         operation_id="list_registrations",
-        responses=schema.responses(schema.RegistrationListResponse, 400, 401, 503),
+        responses=schema.responses(RegistrationListOutput, 400, 401, 503),
         summary="The signed-in visitor's registrations, newest first",
     )
     def get(self, request: Request) -> Response:
         validated_input(NoInput, request.query_params)
         visitor = visitor_from_request(request)
         registrations = selectors.list_registrations(visitor=visitor)
-        return Response(
-            {
-                "ok": True,
-                "count": len(registrations),
-                "registrations": RegistrationWithEventSerializer(registrations, many=True).data,
-                "stateVersion": selectors.state_version(visitor=visitor),
-            }
-        )
+        return Response(RegistrationListOutput(registrations, context=_read_context(visitor)).data)

@@ -54,4 +54,7 @@ def assert_envelope(response, status: int, code: str, reason: str | None = None)
     assert body["retryable"] is (code == "TEMPORARY_FAILURE")
     assert body["message"] and body["nextAction"]
     assert body["uiUpdated"] is False
+    # Every envelope carries the key: the visitor's version, or null when it could not be read.
+    assert "stateVersion" in body
+    assert body["stateVersion"] is None or type(body["stateVersion"]) is int
     return body

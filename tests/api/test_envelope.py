@@ -1,10 +1,20 @@
 """One exception handler: CSRF, throttling, unknown routes and unexpected errors all get the envelope."""
 
 import pytest
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import IntegrityError, InterfaceError, OperationalError
+from django.http import Http404
 from django.test import Client
+from rest_framework import exceptions as drf
 
+from events import errors, selectors
+from events.api import exceptions as api_exceptions
+from events.api.envelope import current_state_version, error_envelope
 from events.models import Activity, Registration, SavedEvent
+from events.services import bump_state_version
+from events.visitors import Visitor
 from tests.api.conftest import ApiClient, assert_envelope
+from tests.api.urls_failing import RaisingApi
 from tests.factories import EventFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -77,6 +87,152 @@ def test_unexpected_error_is_a_500_envelope_without_internals(db):
     body = assert_envelope(response, 500, "INTERNAL_ERROR")
     assert "boom" not in response.content.decode()
     assert body["retryable"] is False
+    assert body["stateVersion"] == 0  # an anonymous visitor without changes; the database works
+
+
+def _signed_in_at_version(user, version: int) -> Client:
+    for _ in range(version):
+        bump_state_version(visitor=Visitor(user=user))
+    client = Client(raise_request_exception=False)
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.urls("tests.api.urls_failing")
+@pytest.mark.parametrize("path", ["/api/broken", "/api/broken-plain"])
+def test_a_500_envelope_carries_the_visitors_state_version(user, path):
+    """Through DRF's handler (/api/broken) and Django's handler500 (/api/broken-plain) alike."""
+    response = _signed_in_at_version(user, 2).get(path)
+    body = assert_envelope(response, 500, "INTERNAL_ERROR", "UNEXPECTED")
+    assert body["stateVersion"] == 2
+    assert "boom" not in response.content.decode()
+
+
+@pytest.mark.urls("tests.api.urls_failing")
+@pytest.mark.parametrize("path", ["/api/broken", "/api/broken-plain"])
+@pytest.mark.parametrize("failure", [OperationalError("down"), RuntimeError("broken read")])
+def test_a_500_envelope_says_null_when_the_version_cannot_be_read(user, monkeypatch, path, failure):
+    client = _signed_in_at_version(user, 1)
+
+    def fail(**kwargs):
+        raise failure
+
+    monkeypatch.setattr(selectors, "state_version", fail)
+    body = assert_envelope(client.get(path), 500, "INTERNAL_ERROR", "UNEXPECTED")
+    assert body["stateVersion"] is None
+
+
+@pytest.mark.urls("tests.api.urls_failing")
+@pytest.mark.parametrize(
+    ("path", "failure"),
+    [
+        ("/api/raising", OperationalError("connection refused")),  # DRF view: the one exception handler
+        ("/api/raising", InterfaceError("connection already closed")),
+        ("/api/database-down-plain", None),  # Django view: DatabaseUnavailableMiddleware
+    ],
+)
+def test_a_503_database_unavailable_envelope_has_a_null_state_version(user, monkeypatch, path, failure):
+    client = _signed_in_at_version(user, 3)
+    if failure is not None:
+        monkeypatch.setattr(RaisingApi, "exception", failure)
+    reads = []
+    monkeypatch.setattr(selectors, "state_version", lambda **kwargs: reads.append(kwargs) or 3)
+    response = client.get(path)
+    body = assert_envelope(response, 503, "TEMPORARY_FAILURE", "EVENT_SERVICE_UNAVAILABLE")
+    assert body["stateVersion"] is None
+    assert reads == []  # the database is not asked a second time while it is down
+
+
+def test_health_envelope_has_a_null_state_version_when_the_database_is_down(client, monkeypatch):
+    from config import health
+
+    monkeypatch.setattr(health, "database_ok", lambda: False)
+    body = assert_envelope(client.get("/health"), 503, "TEMPORARY_FAILURE", "EVENT_SERVICE_UNAVAILABLE")
+    assert body["stateVersion"] is None and body["database"] == "unreachable"
+
+
+def _domain_errors() -> list[type[errors.DomainError]]:
+    found, todo = [], [errors.DomainError]
+    while todo:
+        cls = todo.pop()
+        found.append(cls)
+        todo.extend(cls.__subclasses__())
+    assert api_exceptions.InternalError in found  # the API's own errors are included
+    return sorted((cls for cls in found if cls.__module__.startswith("events.")), key=lambda c: c.__name__)
+
+
+def _instance(cls: type[errors.DomainError]) -> errors.DomainError:
+    return cls(extra={"retryAfter": 7}) if issubclass(cls, errors.RateLimited) else cls()
+
+
+@pytest.mark.urls("tests.api.urls_failing")
+@pytest.mark.parametrize("error_class", _domain_errors(), ids=lambda cls: cls.__name__)
+def test_every_domain_error_answers_an_envelope_with_the_state_version(user, monkeypatch, error_class):
+    error = _instance(error_class)
+    monkeypatch.setattr(RaisingApi, "exception", error)
+    response = _signed_in_at_version(user, 2).get("/api/raising")
+    body = assert_envelope(response, error.http_status, error.code, error.reason)
+    assert body["stateVersion"] == 2
+
+
+@pytest.mark.urls("tests.api.urls_failing")
+@pytest.mark.parametrize(
+    ("exception", "status", "code", "version"),
+    [
+        (drf.ValidationError({"query": ["bad"]}), 400, "INVALID_INPUT", 2),
+        (drf.ParseError(), 400, "INVALID_INPUT", 2),
+        (drf.NotAuthenticated(), 401, "AUTH_REQUIRED", 2),
+        (drf.AuthenticationFailed(), 401, "AUTH_REQUIRED", 2),
+        (api_exceptions.CsrfFailedError(), 403, "PERMISSION_DENIED", 2),
+        (drf.PermissionDenied(), 403, "PERMISSION_DENIED", 2),
+        (DjangoPermissionDenied(), 403, "PERMISSION_DENIED", 2),
+        (Http404(), 404, "NOT_FOUND", 2),
+        (drf.NotFound(), 404, "NOT_FOUND", 2),
+        (drf.MethodNotAllowed("GET"), 405, "INVALID_INPUT", 2),
+        (drf.NotAcceptable(), 406, "INVALID_INPUT", 2),
+        (drf.UnsupportedMediaType("text/plain"), 415, "INVALID_INPUT", 2),
+        (drf.Throttled(wait=3), 429, "TEMPORARY_FAILURE", 2),
+        (IntegrityError("not a connection failure"), 503, "TEMPORARY_FAILURE", 2),
+        (OperationalError("connection refused"), 503, "TEMPORARY_FAILURE", None),
+        (InterfaceError("connection already closed"), 503, "TEMPORARY_FAILURE", None),
+        (RuntimeError("boom"), 500, "INTERNAL_ERROR", 2),
+    ],
+    ids=lambda value: type(value).__name__ if isinstance(value, Exception) else None,
+)
+def test_every_translated_exception_answers_an_envelope_with_the_state_version(
+    user, monkeypatch, exception, status, code, version
+):
+    monkeypatch.setattr(RaisingApi, "exception", exception)
+    body = assert_envelope(_signed_in_at_version(user, 2).get("/api/raising"), status, code)
+    assert body["stateVersion"] == version
+
+
+@pytest.mark.urls("tests.api.urls_failing")
+def test_unknown_api_route_envelope_carries_the_state_version(user):
+    body = assert_envelope(_signed_in_at_version(user, 1).get("/api/nowhere"), 404, "NOT_FOUND")
+    assert body["stateVersion"] == 1
+
+
+def test_error_envelope_always_has_the_key_and_keeps_its_signature():
+    assert error_envelope(errors.EventFull())["stateVersion"] is None
+    assert error_envelope(errors.EventFull(), state_version=None)["stateVersion"] is None
+    assert error_envelope(errors.EventFull(), state_version=4)["stateVersion"] == 4
+    body = error_envelope(errors.InvalidInput(extra={"fields": {"a": ["b"]}}), state_version=5)
+    assert body["fields"] == {"a": ["b"]} and body["stateVersion"] == 5
+
+
+def test_current_state_version_reads_safely(user, rf, monkeypatch):
+    request = rf.get("/api/events")
+    request.user = user
+    bump_state_version(visitor=Visitor(user=user))
+    assert current_state_version(request) == 1
+    assert current_state_version(None) is None
+
+    def fail(**kwargs):
+        raise OperationalError("down")
+
+    monkeypatch.setattr(selectors, "state_version", fail)
+    assert current_state_version(request) is None
 
 
 def test_refusals_are_recorded_as_activity_with_their_reason(signed_in_api):

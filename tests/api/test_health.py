@@ -65,9 +65,11 @@ def test_health_api_and_pages_answer_503_when_the_database_is_unreachable():
         assert status == 503
         assert health["ok"] is False and health["code"] == "TEMPORARY_FAILURE" and health["retryable"] is True
         assert health["database"] == "unreachable" and health["revision"] == "test-revision"
+        assert "stateVersion" in health and health["stateVersion"] is None  # it could not be read
         status, raw = bodies["/api/events"]
         api = json.loads(raw)
         assert status == 503 and api["code"] == "TEMPORARY_FAILURE" and api["retryable"] is True
+        assert "stateVersion" in api and api["stateVersion"] is None
         status, raw = bodies["/events/"]
         assert status == 503
         assert "Temporarily unavailable" in raw.decode() and "Traceback" not in raw.decode()

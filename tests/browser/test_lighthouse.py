@@ -6,6 +6,7 @@ seeded live server. Lighthouse exits 0 whatever it finds, so the JSON report is 
 
 Without `--enable-features=WebMCP` every WebMCP audit is silently "not applicable" and the category
 still scores 1, so a not-applicable WebMCP audit fails the test: it means the flag was lost.
+Evidence levels (E1–E4): docs/evidence.md.
 """
 
 from __future__ import annotations

@@ -126,9 +126,7 @@ def test_the_two_turn_arg_04_lets_go_of_the_level_only():
         assert set(expected["arguments"]) == {"query", "location", "price"}  # the level is let go
         [call] = case.smoke_calls()
         assert "level" not in call["arguments"]  # left out: no condition under the stateless tool
-        assert call["arguments"] == {
-            k: v for k, v in case.history()[0]["arguments"].items() if k != "level"
-        }
+        assert call["arguments"] == {k: v for k, v in case.history()[0]["arguments"].items() if k != "level"}
 
 
 def test_the_conversations_rely_on_facts_of_the_demo_data():

@@ -8,6 +8,7 @@ freely (so id validation is fuzzed too). Valid and invalid input are both genera
 
 Every response must not be a 5xx, must use a status code the operation documents, must be JSON as
 documented and match the documented body schema, and invalid input must be refused with a 4xx.
+Evidence levels (E1–E4): docs/evidence.md.
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ def test_api_conforms_to_its_openapi_document(api_schema, seeded, visitors):
 
 @pytest.mark.parametrize("operation_id", OPERATION_IDS)
 def test_unknown_query_parameter_is_a_documented_400(api_schema, visitors, operation_id):
-    """DESIGN §5: unknown parameters are refused, never ignored; the refusal must be documented."""
+    """Unknown parameters are refused, never ignored; the refusal is documented (docs/agent-contract.md)."""
     operation = api_schema.find_operation_by_id(operation_id)
     path_parameters = {"event_id": "evt-webmcp-intro"} if operation.path_parameters else {}
     case = operation.Case(path_parameters=path_parameters, query={"unexpected": "1"})

@@ -4,8 +4,9 @@ The browser does not validate an imperative tool's input against its schema, so 
 writes arrives: wrong types, nulls, extra keys, huge or odd text. `runtime_request` builds the request
 the way `webmcp.js` does (path parameters into the URL, the rest into the query string for GET or a
 JSON body otherwise, nulls dropped, `X-Client-Mode: agent`, `X-WebMCP-Tool`), from the tool's
-declaration in the registry, so it reaches the page route or API endpoint the tool really calls. The answer must always be a success or an envelope with a code the tool can legitimately
-give, never a 500, and a refused call must leave saves, registrations and state versions untouched.
+declaration in the registry, so it reaches the page route or API endpoint the tool really calls. The
+answer must always be a success or an envelope with a code the tool can legitimately give, never a 500,
+and a refused call must leave saves, registrations and state versions untouched.
 Evidence levels (E1–E4): docs/evidence.md.
 """
 
