@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
 
 class DomainError(Exception):
     code: ClassVar[str] = "INTERNAL_ERROR"
@@ -17,6 +20,8 @@ class DomainError(Exception):
     retryable: ClassVar[bool] = False
     default_message: ClassVar[str] = "Something went wrong."
     next_action: ClassVar[str] = "Stop and tell the person something went wrong."
+    #: What a page tells the person (translated); `message` and `nextAction` are for programs and agents.
+    person_message: ClassVar[str | Promise] = _("Sorry, that did not work. Please try again.")
 
     def __init__(self, message: str | None = None, *, extra: dict[str, Any] | None = None) -> None:
         self.message = message or self.default_message
@@ -53,6 +58,7 @@ class EventNotFound(DomainError):
 
 class RegistrationNotFound(EventNotFound):
     reason = "REGISTRATION_NOT_FOUND"
+    person_message = _("You have no registration for this event.")
     default_message = "You have no registration for this event."
     next_action = "Check the person's registrations before cancelling."
 
@@ -60,6 +66,7 @@ class RegistrationNotFound(EventNotFound):
 class AuthRequired(DomainError):
     code = "AUTH_REQUIRED"
     reason = "SIGN_IN_REQUIRED"
+    person_message = _("Please sign in first; then you can do this.")
     http_status = 401
     default_message = "Sign in to do this."
     next_action = "Ask the person to sign in at /accounts/login/ and then try again."
@@ -87,22 +94,26 @@ class Conflict(DomainError):
 
 class EventFull(Conflict):
     reason = "EVENT_FULL"
+    person_message = _("Sorry, this event is full: there are no seats left.")
     default_message = "This event has no seats left."
 
 
 class RegistrationClosed(Conflict):
     reason = "REGISTRATION_CLOSED"
+    person_message = _("This event has already started, so registrations can no longer be made or cancelled.")
     default_message = "Registration for this event is closed because it has started."
 
 
 class EventCancelled(Conflict):
     reason = "EVENT_CANCELLED"
+    person_message = _("This event has been cancelled.")
     default_message = "This event has been cancelled."
 
 
 class TemporaryFailure(DomainError):
     code = "TEMPORARY_FAILURE"
     reason = "EVENT_SERVICE_UNAVAILABLE"
+    person_message = _("The event service is temporarily unavailable. Please try again later.")
     http_status = 503
     retryable = True
     default_message = "The event service is temporarily unavailable."
@@ -111,6 +122,7 @@ class TemporaryFailure(DomainError):
 
 class RateLimited(TemporaryFailure):
     reason = "RATE_LIMITED"
+    person_message = _("Too many requests. Please wait a moment and try again.")
     http_status = 429
     default_message = "Too many requests."
     next_action = "Wait retryAfter seconds, then retry."

@@ -25,7 +25,6 @@ from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from webmcp.responses import MalformedToolInput, tool_call, tool_input, tool_refusal, with_tool_result
@@ -408,29 +407,10 @@ def _refused(request: HttpRequest, event_id: str, error: DomainError) -> HttpRes
     if isinstance(error, EventNotFound) and not isinstance(error, RegistrationNotFound):
         raise Http404(str(error)) from error
     if isinstance(error, AuthRequired) and not request.htmx:
-        messages.info(request, _("Please sign in first; then you can do this."))
+        messages.info(request, str(error.person_message))
         return redirect_to_login(reverse("event-detail", kwargs={"event_id": event_id}))
-    messages.error(request, refusal_message(error))
+    messages.error(request, str(error.person_message))
     return _after_write(request, event_id)
-
-
-REFUSALS = {
-    "EVENT_FULL": gettext_lazy("Sorry, this event is full: there are no seats left."),
-    "REGISTRATION_CLOSED": gettext_lazy(
-        "This event has already started, so registrations can no longer be made or cancelled."
-    ),
-    "EVENT_CANCELLED": gettext_lazy("This event has been cancelled."),
-    "SIGN_IN_REQUIRED": gettext_lazy("Please sign in first; then you can do this."),
-    "REGISTRATION_NOT_FOUND": gettext_lazy("You have no registration for this event."),
-    "RATE_LIMITED": gettext_lazy("Too many requests. Please wait a moment and try again."),
-    "EVENT_SERVICE_UNAVAILABLE": gettext_lazy(
-        "The event service is temporarily unavailable. Please try again later."
-    ),
-}
-
-
-def refusal_message(error: DomainError) -> str:
-    return str(REFUSALS.get(error.reason, _("Sorry, that did not work. Please try again.")))
 
 
 def _redirect_to_detail(request: HttpRequest, event_id: str) -> HttpResponse:

@@ -45,6 +45,78 @@ DEFAULT_REASONS: dict[str, str] = {
     "busy": "CONFIRMATION_PENDING",  # an earlier call of this tool still waits for the person
 }
 
+# The envelopes the runtime answers with on its own (no usable answer from the server, or a call it
+# refuses before sending). The runtime reads them from the manifest and writes none itself; `{name}`
+# is filled in by the runtime. Reasons are keys of DEFAULT_REASONS (renamable) or literal reasons.
+RUNTIME_ANSWERS: dict[str, dict[str, Any]] = {
+    "unavailable": {
+        "code": "TEMPORARY_FAILURE",
+        "reason": "unavailable",
+        "retryable": True,
+        "message": "The service did not give a usable answer.",
+        "nextAction": "Retry later; do not report this as an empty result.",
+    },
+    "responseLost": {
+        "code": "UNKNOWN_OUTCOME",
+        "reason": "RESPONSE_LOST",
+        "message": "The request was sent but its answer was lost: it may or may not have taken effect.",
+        "nextAction": "Check the current state (read it again) before retrying; do not assume it failed.",
+    },
+    "notAnObject": {
+        "code": "INVALID_INPUT",
+        "reason": "VALIDATION_ERROR",
+        "message": "The input must be a JSON object.",
+        "nextAction": "Call the tool again with a JSON object.",
+    },
+    "invalidInput": {
+        "code": "INVALID_INPUT",
+        "reason": "VALIDATION_ERROR",
+        "message": "Invalid input: {fields}.",
+        "nextAction": "Call the tool again with an input that follows the schema.",
+    },
+    "routeMismatch": {
+        "code": "INVALID_INPUT",
+        "reason": "routeMismatch",
+        "message": "This page is about another object ({param} {expected}, not {given}).",
+        "nextAction": "Call {tool} with {} to act on this page's object, or open the page of {given} "
+        "and call {tool} there.",
+    },
+    "notOnPage": {
+        "code": "INVALID_INPUT",
+        "reason": "notOnPage",
+        "message": "Nothing on this page can confirm this call for the person.",
+        "nextAction": "Use an id that this page lists, or open the object's own page and call the tool "
+        "there.",
+    },
+    "busy": {
+        "code": "TEMPORARY_FAILURE",
+        "reason": "busy",
+        "retryable": True,
+        "message": "The person has not answered an earlier request of this tool yet.",
+        "nextAction": "Wait for the earlier call to answer, then try again.",
+    },
+    "declined": {
+        "code": "USER_CANCELLED",
+        "reason": "declined",
+        "message": "The person declined: nothing was done.",
+        "nextAction": "Stop; do not retry unless the person asks again.",
+    },
+}
+
+
+def runtime_answers() -> dict[str, dict[str, Any]]:
+    """RUNTIME_ANSWERS with each reason key spelled as the project spells it (WEBMCP_REASONS)."""
+    reasons = error_reasons()
+    return {
+        key: {
+            **answer,
+            "reason": reasons.get(answer["reason"], answer["reason"]),
+            "retryable": answer.get("retryable", False),
+        }
+        for key, answer in RUNTIME_ANSWERS.items()
+    }
+
+
 # Words the runtime shows the person (translated per request), never sent to the agent.
 DEFAULT_TEXTS: dict[str, Any] = {
     "confirm": _("An assistant asks to do this for you. Press the button to confirm."),
@@ -282,7 +354,7 @@ class Registry:
             "fingerprint": self.fingerprint(),
             "route": context.url_name or None,
             "stateVersion": context.state.get("stateVersion", 0),
-            "reasons": error_reasons(),
+            "answers": runtime_answers(),
             "texts": {key: str(text) for key, text in DEFAULT_TEXTS.items()},
             "tools": [
                 self._manifest_entry(tool, exposure, context)

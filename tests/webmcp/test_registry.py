@@ -25,6 +25,7 @@ from webmcp.registry import (
     Registry,
     ToolDeclaration,
     catalogue_fingerprint,
+    runtime_answers,
 )
 from webmcp.routing import url_template
 
@@ -339,7 +340,7 @@ def test_manifest_for_an_anonymous_visitor_on_a_detail_page() -> None:
         "fingerprint": registry.fingerprint(),
         "route": DETAIL,
         "stateVersion": 4,
-        "reasons": REASONS,
+        "answers": runtime_answers(),
         "texts": TEXTS,
         "tools": [
             {
@@ -410,14 +411,27 @@ def test_manifest_of_the_list_page() -> None:
     assert "routeValues" not in read_item and "confirm" not in read_item
 
 
-def test_manifest_reasons_follow_the_project_setting(settings) -> None:
+def test_manifest_answers_use_the_project_spelling_of_reasons(settings) -> None:
     settings.WEBMCP_REASONS = {"routeMismatch": "CURRENT_THING_MISMATCH", "declined": "USER_CANCELLED"}
-    manifest = build_registry().manifest(page_context("/events/"))
-    assert manifest["reasons"] == {
-        **REASONS,
+    answers = build_registry().manifest(page_context("/events/"))["answers"]
+    reasons = {key: answer["reason"] for key, answer in answers.items()}
+    assert reasons == {
+        "unavailable": REASONS["unavailable"],
+        "responseLost": "RESPONSE_LOST",
+        "notAnObject": "VALIDATION_ERROR",
+        "invalidInput": "VALIDATION_ERROR",
         "routeMismatch": "CURRENT_THING_MISMATCH",
+        "notOnPage": REASONS["notOnPage"],
+        "busy": REASONS["busy"],
         "declined": "USER_CANCELLED",
     }
+
+
+def test_every_runtime_answer_is_a_whole_envelope_and_only_temporary_failures_are_retryable() -> None:
+    for key, answer in runtime_answers().items():
+        assert set(answer) == {"code", "reason", "retryable", "message", "nextAction"}, key
+        assert answer["message"] and answer["nextAction"], key
+        assert answer["retryable"] == (answer["code"] == "TEMPORARY_FAILURE"), key
 
 
 def test_manifest_texts_are_plain_strings_for_the_person() -> None:

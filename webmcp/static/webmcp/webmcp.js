@@ -2,7 +2,7 @@
  * WebMCP runtime: the only code on the site that touches `document.modelContext`.
  *
  * The server renders the page's manifest into <script id="webmcp-manifest"> ({% webmcp_tools %}):
- *   {fingerprint, route, stateVersion, reasons, texts, tools: [{name, title?, description,
+ *   {fingerprint, route, stateVersion, answers, texts, tools: [{name, title?, description,
  *    inputSchema, annotations?, binding: "input" | "route", method, endpoint: "/x/{id}/",
  *    routeValues?, confirm?}]}
  *
@@ -20,7 +20,8 @@
  *   button focused; the request is sent only when the person presses it. Resetting the form or
  *   pressing "not now" declines: the call answers USER_CANCELLED and nothing is sent.
  * - A tool never throws: every call resolves to an envelope {ok, code, reason, message, nextAction,
- *   retryable, uiUpdated, stateVersion}. The browser does not validate imperative input, so the
+ *   retryable, uiUpdated, stateVersion}; the ones this module gives itself are the manifest's
+ *   `answers` (written in the registry, like every other word an agent reads). The browser does not validate imperative input, so the
  *   server does; this module only routes it: path parameters into the URL, the rest into the query
  *   string (GET) or a JSON body, unchanged, so the server sees and refuses anything wrong. Only a call
  *   that must wait for the person is checked here first (against its schema), so nobody is asked to
@@ -31,7 +32,7 @@
 
 const REGION = "[data-webmcp-region]";
 const RESULT_ID = "webmcp-result";
-const EMPTY_MANIFEST = Object.freeze({ tools: [], stateVersion: 0, reasons: {}, texts: {} });
+const EMPTY_MANIFEST = Object.freeze({ tools: [], stateVersion: 0, answers: {}, texts: {} });
 const modelContext = document.modelContext;
 const canRegister = typeof modelContext?.registerTool === "function";
 const registered = new Map(); // tool name -> {controller, signature}
@@ -103,30 +104,31 @@ async function settle(name, work) {
 
 // ---- envelopes -------------------------------------------------------------------------------
 
-function failure(code, reason, message, nextAction, { retryable = false, ...extra } = {}) {
-  const { stateVersion } = manifest;
-  return { ok: false, code, reason, message, nextAction, retryable, uiUpdated: false, stateVersion, ...extra };
-}
-
-function invalid(message, nextAction, extra = {}) {
-  return failure("INVALID_INPUT", "VALIDATION_ERROR", message, nextAction, extra);
-}
-
-function reason(key, fallback) {
-  return manifest.reasons?.[key] ?? fallback;
+/** The envelope the manifest gives for `key` (`{name}` filled from `values`), with `extra` fields. */
+function answer(key, values = {}, extra = {}) {
+  const spec = manifest.answers?.[key] ?? { code: "TEMPORARY_FAILURE", reason: key, retryable: true };
+  const fill = (text) => (text ?? "").replace(/\{(\w+)\}/g, (whole, name) => values[name] ?? whole);
+  return {
+    ok: false,
+    code: spec.code,
+    reason: spec.reason,
+    message: fill(spec.message),
+    nextAction: fill(spec.nextAction),
+    retryable: Boolean(spec.retryable),
+    uiUpdated: false,
+    stateVersion: manifest.stateVersion,
+    ...extra,
+  };
 }
 
 /** No usable answer. For a write the outcome is unknown: retrying blindly could repeat it. */
 function lost(method, error) {
   console.warn("webmcp: no usable answer", error);
-  if (method === "GET") {
-    return failure("TEMPORARY_FAILURE", reason("unavailable", "SERVICE_UNAVAILABLE"),
-      "The service did not give a usable answer.",
-      "Retry later; do not report this as an empty result.", { retryable: true });
-  }
-  return failure("UNKNOWN_OUTCOME", "RESPONSE_LOST",
-    "The request was sent but its answer was lost: it may or may not have taken effect.",
-    "Check the current state (read it again) before retrying; do not assume it failed.");
+  return answer(method === "GET" ? "unavailable" : "responseLost");
+}
+
+function invalidFields(fields) {
+  return answer("invalidInput", { fields: Object.keys(fields).join(", ") }, { fields });
 }
 
 function isPlainObject(value) {
@@ -140,17 +142,16 @@ function isPlainObject(value) {
 async function execute(tool, input, signal) {
   try {
     if (!isPlainObject(input)) {
-      return invalid("The input must be a JSON object.", "Call the tool again with a JSON object.");
+      return answer("notAnObject");
     }
     const params = { ...input };
     if (tool.binding === "route") {
       for (const [key, value] of Object.entries(tool.routeValues ?? {})) {
         const given = params[key];
         if (given !== undefined && given !== null && given !== value) {
-          return failure("INVALID_INPUT", reason("routeMismatch", "ROUTE_OBJECT_MISMATCH"),
-            `This page is about another object (${key} ${JSON.stringify(value)}, not ${JSON.stringify(given)}).`,
-            `Call ${tool.name} with {} to act on this page's object, or open the page of ` +
-              `${JSON.stringify(given)} and call ${tool.name} there.`);
+          return answer("routeMismatch", {
+            param: key, expected: JSON.stringify(value), given: JSON.stringify(given), tool: tool.name,
+          });
         }
         delete params[key];
       }
@@ -226,8 +227,7 @@ async function call(tool, params, signal) {
       ...request.missing.map((name) => [name, ["This field is required."]]),
       ...request.mistyped.map((name) => [name, ["Give this field as text, not a list or an object."]]),
     ]);
-    return invalid(`Missing or mistyped: ${Object.keys(fields).join(", ")}.`,
-      "Call the tool again with every required field, as the schema describes it.", { fields });
+    return invalidFields(fields);
   }
   let response;
   let text;
@@ -300,28 +300,19 @@ function phrase(key, fallback) {
 /** Null when the person pressed the form's button; otherwise the envelope that ends the call. */
 async function askThePerson(tool, params, signal) {
   const problems = schemaProblems(tool.inputSchema, params);
-  if (problems) {
-    return invalid(`Invalid input: ${Object.keys(problems).join(", ")}.`,
-      "Call the tool again with an input that follows the schema.", { fields: problems });
-  }
+  if (problems) return invalidFields(problems);
   const form = [...document.querySelectorAll("form[data-webmcp-confirm]")].find(
     (candidate) => candidate.dataset.webmcpConfirm === tool.name && valuesMatch(candidate, params),
   );
   if (!form) {
-    return failure("INVALID_INPUT", reason("notOnPage", "NOT_ON_THIS_PAGE"),
-      "Nothing on this page can confirm this call for the person.",
-      "Use an id that this page lists, or open the object's own page and call the tool there.");
+    return answer("notOnPage");
   }
   if (pending.has(form)) {
-    return failure("TEMPORARY_FAILURE", reason("busy", "CONFIRMATION_PENDING"),
-      "The person has not answered an earlier request of this tool yet.",
-      "Wait for the earlier call to answer, then try again.", { retryable: true });
+    return answer("busy");
   }
   const pressed = await waitForPress(form, signal);
   if (pressed) return null;
-  return failure("USER_CANCELLED", reason("declined", "FORM_RESET"),
-    "The person declined: nothing was done.",
-    "Stop; do not retry unless the person asks again.");
+  return answer("declined");
 }
 
 function valuesMatch(form, params) {
