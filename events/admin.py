@@ -8,8 +8,10 @@ read-only record.
 from __future__ import annotations
 
 import csv
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.contrib import admin, messages
+from django.contrib.auth.models import User
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
@@ -18,8 +20,18 @@ from django.utils.translation import ngettext
 
 from . import services
 from .choices import Mode, RegistrationStatus
-from .models import Activity, Event, Registration, SavedEvent
+from .models import Activity, Event, EventQuerySet, Registration, SavedEvent
 from .visitors import Visitor
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise, WithAnnotations
+
+    class SeatCounts(TypedDict):
+        """What `EventQuerySet.with_seats()` annotates."""
+
+        confirmed_count: int
+        seats_left: int | None
+
 
 admin.site.site_header = _("AgentReady Events admin")
 admin.site.site_title = _("AgentReady Events admin")
@@ -34,14 +46,14 @@ class WhenListFilter(admin.SimpleListFilter):
     title = _("when")
     parameter_name = "when"
 
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, StrOrPromise]]:
         return [("upcoming", _("Upcoming")), ("past", _("Past"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Event]) -> QuerySet[Event]:
         if self.value() == "upcoming":
-            return queryset.upcoming()
+            return cast(EventQuerySet, queryset).upcoming()
         if self.value() == "past":
-            return queryset.past()
+            return cast(EventQuerySet, queryset).past()
         return queryset
 
 
@@ -95,7 +107,7 @@ class EventAdmin(admin.ModelAdmin):
     ]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Event]:
-        return super().get_queryset(request).with_seats()
+        return cast(EventQuerySet, super().get_queryset(request)).with_seats()
 
     def get_readonly_fields(self, request: HttpRequest, obj: Event | None = None) -> list[str]:
         # An id is in URLs, tool results and agents' traces: once an event exists it never changes.
@@ -116,11 +128,11 @@ class EventAdmin(admin.ModelAdmin):
         return f"{event.currency} {event.price_amount:,}"
 
     @admin.display(description=_("confirmed registrations"), ordering="confirmed_count")
-    def confirmed_registrations(self, event: Event) -> int:
+    def confirmed_registrations(self, event: WithAnnotations[Event, SeatCounts]) -> int:
         return event.confirmed_count
 
     @admin.display(description=_("seats left"), ordering="seats_left")
-    def seats_left(self, event: Event) -> str | int:
+    def seats_left(self, event: WithAnnotations[Event, SeatCounts]) -> StrOrPromise | int | None:
         if event.capacity is None:
             return _("unlimited")
         return event.seats_left
@@ -128,7 +140,7 @@ class EventAdmin(admin.ModelAdmin):
     def _apply(self, request: HttpRequest, queryset: QuerySet[Event], use_case) -> list:
         """Run an organiser's use case on each selected event (its own transaction, Activity row and
         effects), as the person signed in to the admin."""
-        visitor = Visitor(user=request.user)
+        visitor = Visitor(user=cast(User, request.user))  # the admin site lets in only signed-in staff
         ids = list(_plain(queryset).values_list("public_id", flat=True))
         return [use_case(visitor=visitor, mode=Mode.ADMIN, event_id=event_id) for event_id in ids]
 

@@ -8,7 +8,7 @@ choice for each filter, and a check that the URL holds no parameter the search d
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.http import QueryDict
@@ -16,7 +16,11 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
+from events.api.inputs import repeated_parameters, unknown_parameters
 from events.api.serializers import EventSearchInput
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 #: Parameters of the list page that are not search conditions.
 PAGE_PARAM = "page"
@@ -39,7 +43,7 @@ ALL_CHOICE_LABELS = {
 def form_field_for(name: str, field: serializers.Field) -> forms.Field:
     """The form field equivalent to one serializer field; an unknown kind fails at import time."""
     label = LABELS.get(name) or field.label or capfirst(name)
-    attrs: dict[str, str] = {}
+    attrs: dict[str, StrOrPromise] = {}
     if isinstance(field, serializers.ChoiceField):
         empty = ("", ALL_CHOICE_LABELS.get(name, _("All")))
         return forms.ChoiceField(
@@ -69,14 +73,14 @@ class EventSearchForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         if isinstance(self.data, QueryDict):
-            unknown = sorted(set(self.data) - set(self.fields) - {PAGE_PARAM})
+            unknown = unknown_parameters(self.data, {*self.fields, PAGE_PARAM})
             if unknown:
                 self.add_error(
                     None,
                     _("These parameters are not search conditions: %(names)s.")
                     % {"names": ", ".join(unknown)},
                 )
-            repeated = sorted(key for key, values in self.data.lists() if len(values) > 1)
+            repeated = repeated_parameters(self.data)
             if repeated:
                 self.add_error(
                     None, _("Give each condition once: %(names)s.") % {"names": ", ".join(repeated)}
@@ -112,7 +116,8 @@ class EventSearchForm(forms.Form):
         described = []
         for name, value in self.conditions.items():
             field = self.fields[name]
-            shown = dict(field.choices).get(value, value) if isinstance(field, forms.ChoiceField) else value
+            # django-stubs gives the choices getter its setter's types; the field holds (value, label) pairs.
+            shown = dict(field.choices).get(value, value) if isinstance(field, forms.ChoiceField) else value  # type: ignore[arg-type]
             described.append({"name": name, "label": str(field.label), "value": str(shown)})
         return described
 

@@ -8,7 +8,7 @@ from django.db.models import Exists, OuterRef, Prefetch
 
 from .activity import records_activity
 from .choices import Mode, RegistrationStatus
-from .errors import AuthRequired, EventNotFound, InvalidInput
+from .errors import AuthRequired, EventNotFound
 from .models import Event, Registration, SavedEvent, VisitorState
 from .visitors import Visitor
 
@@ -66,11 +66,7 @@ def search_events(
     Conditions are never relaxed: no match is a success with count 0. `appliedFilters` echoes exactly
     the conditions used, so a caller can tell the person what matched nothing.
     """
-    query = (query or "").strip()
-    if len(query) > QUERY_MAX_LENGTH:
-        raise InvalidInput(extra={"fields": {"query": [f"At most {QUERY_MAX_LENGTH} characters."]}})
-    if not 1 <= limit <= MAX_PAGE_SIZE or offset < 0:
-        raise InvalidInput(extra={"fields": {"limit": [f"Between 1 and {MAX_PAGE_SIZE}."]}})
+    query = (query or "").strip()  # bounds are the input serializer's (EventSearchPageInput)
     filters = {
         name: value for name, value in (("location", location), ("price", price), ("level", level)) if value
     }

@@ -6,6 +6,7 @@ never on a no-op.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
@@ -231,9 +232,7 @@ def cancel_event(*, visitor: Visitor, mode: Mode, event_id: str) -> EventStatusR
     for registration in registrations:
         registration.status = RegistrationStatus.CANCELLED
         bump_state_version(visitor=Visitor(user=registration.user))
-        transaction.on_commit(
-            lambda registration=registration: emails.send_event_cancelled(registration), robust=True
-        )
+        transaction.on_commit(functools.partial(emails.send_event_cancelled, registration), robust=True)
     return EventStatusResult(
         event=result.event, changed=result.changed, cancelled_registrations=len(registrations)
     )

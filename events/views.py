@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from django.contrib import messages
@@ -47,12 +47,21 @@ from .errors import AuthRequired, DomainError, EventNotFound, InvalidInput, Rate
 from .forms import PAGE_PARAM, EventSearchForm
 from .visitors import Visitor, client_mode, visitor_from_request
 
+if TYPE_CHECKING:
+    from django_htmx.middleware import HtmxDetails
+
+    class HtmxHttpRequest(HttpRequest):
+        """A request that went through django-htmx's middleware (every page here does)."""
+
+        htmx: HtmxDetails
+
+
 PAGE_SIZE = selectors.DEFAULT_PAGE_SIZE
 #: Query parameter of the detail page that carries the list's query string, for the "back" link.
 FROM_PARAM = "from"
 
 
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("event-list")
 
 
@@ -60,7 +69,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def event_list(request: HttpRequest) -> HttpResponse:
+def event_list(request: HtmxHttpRequest) -> HttpResponse:
     visitor = visitor_from_request(request)
     if tool_call(request):
         return _search_tool_call(request, visitor)
@@ -74,7 +83,7 @@ def event_list(request: HttpRequest) -> HttpResponse:
     return _fragment_aware(render(request, template, context))
 
 
-def _search_tool_call(request: HttpRequest, visitor: Visitor) -> HttpResponse:
+def _search_tool_call(request: HtmxHttpRequest, visitor: Visitor) -> HttpResponse:
     """`search_events` from the page: judged on its own input alone (an omitted condition is no
     condition, whatever the form or the URL held), shown in the form and the list it answers with."""
     try:
@@ -86,12 +95,12 @@ def _search_tool_call(request: HttpRequest, visitor: Visitor) -> HttpResponse:
     state = {"state_version": context["webmcp_state"]["stateVersion"]}
     result = SearchOutput(context["result"], context=state).data
     url = reverse("event-list") + (f"?{_querydict(conditions).urlencode()}" if conditions else "")
-    response = render(request, "events/event_list.html#region", context)
+    response = render(request, "events/event_list.html#search_answer", context)
     return with_tool_result(response, result, push_url=url)
 
 
 def _list_context(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     visitor: Visitor,
     form: EventSearchForm,
     *,
@@ -138,12 +147,12 @@ def _list_context(
 
 
 @require_GET
-def event_detail(request: HttpRequest, event_id: str) -> HttpResponse:
+def event_detail(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
     return _render_detail(request, event_id, region=_wants_fragment(request))
 
 
 @require_GET
-def event_ics(request: HttpRequest, event_id: str) -> HttpResponse:
+def event_ics(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
     details = _get_event_or_404(request, event_id)
     event = details.event
     url = request.build_absolute_uri(reverse("event-detail", kwargs={"event_id": event.public_id}))
@@ -153,7 +162,7 @@ def event_ics(request: HttpRequest, event_id: str) -> HttpResponse:
 
 
 @require_POST
-def save_event(request: HttpRequest, event_id: str) -> HttpResponse:
+def save_event(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
     visitor = visitor_from_request(request, create_token=True)
     try:
         _check_tool_write(request, event_id)
@@ -170,7 +179,7 @@ def save_event(request: HttpRequest, event_id: str) -> HttpResponse:
 
 
 @require_POST
-def unsave_event(request: HttpRequest, event_id: str) -> HttpResponse:
+def unsave_event(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
     visitor = visitor_from_request(request)
     try:
         services.unsave_event(visitor=visitor, mode=client_mode(request, default=Mode.UI), event_id=event_id)
@@ -181,7 +190,7 @@ def unsave_event(request: HttpRequest, event_id: str) -> HttpResponse:
 
 
 @require_POST
-def register_event(request: HttpRequest, event_id: str) -> HttpResponse:
+def register_event(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
     visitor = visitor_from_request(request)
     try:
         _check_tool_write(request, event_id)
@@ -198,7 +207,7 @@ def register_event(request: HttpRequest, event_id: str) -> HttpResponse:
 
 
 @require_POST
-def cancel_registration(request: HttpRequest, event_id: str) -> HttpResponse:
+def cancel_registration(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
     """Cancels only when the request says `confirm=yes`, or is a tool call (the runtime sends it only
     after the person pressed the cancel button); otherwise asks first (works without JS)."""
     if request.POST.get("confirm") != "yes" and not tool_call(request):
@@ -233,7 +242,7 @@ def cancel_registration(request: HttpRequest, event_id: str) -> HttpResponse:
 
 
 @require_GET
-def me(request: HttpRequest) -> HttpResponse:
+def me(request: HtmxHttpRequest) -> HttpResponse:
     return _render_me(request, region=_wants_fragment(request))
 
 
@@ -241,7 +250,7 @@ def me(request: HttpRequest) -> HttpResponse:
 
 
 def _render_detail(
-    request: HttpRequest, event_id: str, *, region: bool, recorded: bool = True
+    request: HtmxHttpRequest, event_id: str, *, region: bool, recorded: bool = True
 ) -> HttpResponse:
     visitor = visitor_from_request(request)
     details = _get_event_or_404(request, event_id, recorded=recorded)
@@ -272,7 +281,7 @@ def _render_detail(
     return _fragment_aware(render(request, template, context))
 
 
-def _render_me(request: HttpRequest, *, region: bool) -> HttpResponse:
+def _render_me(request: HtmxHttpRequest, *, region: bool) -> HttpResponse:
     visitor = visitor_from_request(request)
     try:
         registrations = selectors.list_registrations(visitor=visitor)
@@ -298,7 +307,7 @@ def _render_me(request: HttpRequest, *, region: bool) -> HttpResponse:
     return _fragment_aware(render(request, "events/me.html#region" if region else "events/me.html", context))
 
 
-def _wants_fragment(request: HttpRequest) -> bool:
+def _wants_fragment(request: HtmxHttpRequest) -> bool:
     """An htmx request that swaps part of the page (a history restore needs the whole page)."""
     return bool(request.htmx) and not request.htmx.history_restore_request
 
@@ -310,7 +319,7 @@ def _fragment_aware(response: HttpResponse) -> HttpResponse:
 
 
 def _get_event_or_404(
-    request: HttpRequest, event_id: str, *, recorded: bool = True
+    request: HtmxHttpRequest, event_id: str, *, recorded: bool = True
 ) -> selectors.EventDetails:
     """The event of a page; `recorded=False` when the page is re-drawn after a write (one row per act)."""
     try:
@@ -323,7 +332,7 @@ def _get_event_or_404(
         raise Http404(str(error)) from error
 
 
-def _page_state(request: HttpRequest, visitor: Visitor) -> dict[str, Any]:
+def _page_state(request: HtmxHttpRequest, visitor: Visitor) -> dict[str, Any]:
     """What the WebMCP runtime needs on every page (the detail page adds the event's state)."""
     return {
         "signed_in": visitor.is_authenticated,
@@ -332,7 +341,7 @@ def _page_state(request: HttpRequest, visitor: Visitor) -> dict[str, Any]:
 
 
 def _after_write(
-    request: HttpRequest, event_id: str, *, result: dict[str, Any] | None = None
+    request: HtmxHttpRequest, event_id: str, *, result: dict[str, Any] | None = None
 ) -> HttpResponse:
     """htmx or a tool call: the refreshed region of the page the write came from (with the result for
     a tool call); otherwise a redirect back to that page."""
@@ -358,7 +367,7 @@ def _after_write(
     return with_tool_result(response, result) if tool and result is not None else response
 
 
-def _check_tool_write(request: HttpRequest, event_id: str) -> None:
+def _check_tool_write(request: HtmxHttpRequest, event_id: str) -> None:
     """A tool call's write: the path's id and an input with nothing else in it, within the write rate
     the API allows. A person's form post is not a tool call and passes."""
     if not tool_call(request):
@@ -370,7 +379,7 @@ def _check_tool_write(request: HttpRequest, event_id: str) -> None:
     _tool_input(request, NoInput)
 
 
-def _tool_input(request: HttpRequest, serializer: type) -> dict[str, Any]:
+def _tool_input(request: HtmxHttpRequest, serializer: type) -> dict[str, Any]:
     """A tool call's input, validated by the API's serializer for it (so the same input gets the same
     answer on both paths)."""
     try:
@@ -380,7 +389,7 @@ def _tool_input(request: HttpRequest, serializer: type) -> dict[str, Any]:
     return validated_input(serializer, data)
 
 
-def _tool_page(request: HttpRequest) -> str:
+def _tool_page(request: HtmxHttpRequest) -> str:
     """Path and query of the page a tool call came from (sent by the runtime), if it is this site's."""
     page = request.headers.get("X-WebMCP-Page", "")
     if page and url_has_allowed_host_and_scheme(
@@ -391,7 +400,7 @@ def _tool_page(request: HttpRequest) -> str:
     return ""
 
 
-def _tool_refusal(request: HttpRequest, error: DomainError) -> HttpResponse:
+def _tool_refusal(request: HtmxHttpRequest, error: DomainError) -> HttpResponse:
     envelope = error_envelope(error, state_version=current_state_version(request))
     response = tool_refusal(envelope, status=error.http_status)
     if "retryAfter" in error.extra:
@@ -399,7 +408,7 @@ def _tool_refusal(request: HttpRequest, error: DomainError) -> HttpResponse:
     return response
 
 
-def _refused(request: HttpRequest, event_id: str, error: DomainError) -> HttpResponse:
+def _refused(request: HtmxHttpRequest, event_id: str, error: DomainError) -> HttpResponse:
     """A refusal from a write use case, shown as a message on the page it came from (never a 500);
     a tool call gets the envelope instead."""
     if tool_call(request):
@@ -413,7 +422,7 @@ def _refused(request: HttpRequest, event_id: str, error: DomainError) -> HttpRes
     return _after_write(request, event_id)
 
 
-def _redirect_to_detail(request: HttpRequest, event_id: str) -> HttpResponse:
+def _redirect_to_detail(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
     """Back to the detail page, keeping its query ("back to results") when the form came from it."""
     path = reverse("event-detail", kwargs={"event_id": event_id})
     for candidate in (_safe_next(request), _same_site_referer(request)):
@@ -423,7 +432,7 @@ def _redirect_to_detail(request: HttpRequest, event_id: str) -> HttpResponse:
     return redirect(path)
 
 
-def _same_site_referer(request: HttpRequest) -> str:
+def _same_site_referer(request: HtmxHttpRequest) -> str:
     """The Referer's path and query when it is a page of this site, else ""."""
     referer = request.headers.get("Referer", "")
     if referer and url_has_allowed_host_and_scheme(
@@ -434,7 +443,7 @@ def _same_site_referer(request: HttpRequest) -> str:
     return ""
 
 
-def _safe_next(request: HttpRequest) -> str:
+def _safe_next(request: HtmxHttpRequest) -> str:
     candidate = request.POST.get("next", "") or request.GET.get("next", "")
     if candidate and url_has_allowed_host_and_scheme(
         candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.http import HttpRequest
 
 from .choices import Mode
@@ -20,7 +20,7 @@ MODE_HEADER = "X-Client-Mode"
 
 @dataclass(frozen=True)
 class Visitor:
-    user: AbstractBaseUser | None = None
+    user: User | None = None  # Django's User: the project keeps the default AUTH_USER_MODEL
     token: str = ""
 
     @property

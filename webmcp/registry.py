@@ -143,7 +143,7 @@ class ToolContext:
     """What a `when` predicate and the manifest may look at: one request on one route, plus the
     page's state (e.g. whether the visitor is registered), supplied by the view."""
 
-    request: HttpRequest
+    request: HttpRequest | None  # None only for a page rendered without a request (and so no route)
     url_name: str
     url_kwargs: Mapping[str, Any]
     state: Mapping[str, Any]

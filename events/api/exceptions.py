@@ -69,7 +69,8 @@ def to_domain_error(exc: Exception) -> errors.DomainError:
     if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
         return errors.AuthRequired()
     if isinstance(exc, exceptions.Throttled):
-        wait = math.ceil(exc.wait) if exc.wait is not None else 60
+        # djangorestframework-stubs omit `Throttled.wait` (seconds or None, set by its __init__).
+        wait = math.ceil(exc.wait) if exc.wait is not None else 60  # type: ignore[attr-defined]
         return errors.RateLimited(extra={"retryAfter": wait})
     if isinstance(exc, exceptions.MethodNotAllowed):
         return MethodNotAllowed()

@@ -19,18 +19,29 @@ def _shown(key: str) -> str:
     return key.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def repeated_parameters(data: Mapping[str, Any]) -> list[str]:
+    """Keys given more than once in a query string: ambiguous, so refused by every interface."""
+    if not hasattr(data, "lists"):
+        return []
+    return sorted(key for key, values in data.lists() if len(values) > 1)
+
+
+def unknown_parameters(data: Mapping[str, Any], known: set[str] | frozenset[str]) -> list[str]:
+    """Keys no field of the input takes: refused, never ignored."""
+    return sorted(_shown(str(key)) for key in set(data) - set(known))
+
+
 def validated_input(
     serializer_class: type[serializers.Serializer], data: Mapping[str, Any]
 ) -> dict[str, Any]:
     if not isinstance(data, Mapping):
         raise InvalidInput("The input must be a JSON object.")
-    if hasattr(data, "lists"):  # a QueryDict: a repeated parameter is ambiguous, refuse it
-        repeated = sorted(key for key, values in data.lists() if len(values) > 1)
-        if repeated:
-            raise InvalidInput(extra={"fields": {key: ["Give this parameter once."] for key in repeated}})
+    if repeated := repeated_parameters(data):
+        raise InvalidInput(extra={"fields": {key: ["Give this parameter once."] for key in repeated}})
+    if hasattr(data, "lists"):  # a QueryDict: one value per key from here on
         data = {key: data.get(key) for key in data}
     serializer = serializer_class(data={key: value for key, value in data.items() if value is not None})
-    unknown = sorted(_shown(str(key)) for key in set(data) - set(serializer.fields))
+    unknown = unknown_parameters(data, set(serializer.fields))
     if unknown:
         raise UnknownParameter(
             f"Unknown parameter(s): {', '.join(unknown)}.",

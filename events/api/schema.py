@@ -41,7 +41,11 @@ class ErrorEnvelope(serializers.Serializer):
         allow_null=True,
         help_text="The visitor's current stateVersion; null when it could not be read (database down).",
     )
-    fields = serializers.DictField(required=False, help_text="Per-field messages for VALIDATION_ERROR.")
+    # A declared field named `fields`: DRF's metaclass takes it out of the class body, so the serializer's
+    # own `fields` property is untouched; mypy cannot see the metaclass.
+    fields = serializers.DictField(  # type: ignore[assignment]
+        required=False, help_text="Per-field messages for VALIDATION_ERROR."
+    )
     retryAfter = serializers.IntegerField(required=False, help_text="Seconds to wait (RATE_LIMITED).")
 
 

@@ -14,7 +14,7 @@ from rest_framework import serializers
 
 from events.choices import Level, Location, Price
 from events.models import PUBLIC_ID_PATTERN, Event, Registration
-from events.selectors import MAX_PAGE_SIZE, QUERY_MAX_LENGTH
+from events.selectors import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, QUERY_MAX_LENGTH
 
 
 class EventSearchInput(serializers.Serializer):
@@ -44,7 +44,9 @@ class EventSearchInput(serializers.Serializer):
 class EventSearchPageInput(EventSearchInput):
     """The API's search input: the search conditions plus a page window."""
 
-    limit = serializers.IntegerField(required=False, min_value=1, max_value=MAX_PAGE_SIZE, default=10)
+    limit = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_PAGE_SIZE, default=DEFAULT_PAGE_SIZE
+    )
     offset = serializers.IntegerField(required=False, min_value=0, default=0)
 
 

@@ -7,6 +7,8 @@ from rest_framework.throttling import ScopedRateThrottle
 
 class WriteRateThrottle(ScopedRateThrottle):
     def get_rate(self) -> str | None:
+        if self.scope is None:
+            return None
         return settings.WRITE_THROTTLE_RATES.get(self.scope)
 
     def allow_request(self, request, view) -> bool:

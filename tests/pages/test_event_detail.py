@@ -100,20 +100,42 @@ def test_registered_visitor_sees_the_cancel_form_and_no_register_form(signed_in_
     assert "register_event" not in tools
 
 
-def test_full_event_says_full_and_offers_no_register(signed_in_en_client, other_user):
-    event = EventFactory(capacity=1)
-    RegistrationFactory(user=other_user, event=event)
-    html = page(signed_in_en_client, event)
-    assert "This event is full" in html
+def register_offer(event, *, signed_in: bool) -> str:
+    """The markup that offers registering for `event`: the register form's action for a signed-in
+    visitor, the sign-in link that comes back to the event for an anonymous one. Neither appears
+    anywhere else on the page (the header's sign-in link has no `next`), and neither is translated."""
+    if signed_in:
+        return f'action="/events/{event.public_id}/register/"'
+    return f'href="/accounts/login/?next=/events/{event.public_id}/"'
+
+
+def state_notice(html: str) -> str | None:
+    found = re.search(r'<p class="notice[^"]*" id="event-state">(.*?)</p>', html, re.S)
+    return found.group(1).strip() if found else None
+
+
+@pytest.mark.parametrize(
+    "signed_in", [pytest.param(True, id="signed-in"), pytest.param(False, id="anonymous")]
+)
+def test_a_full_event_says_full_and_offers_no_way_to_register(request, other_user, signed_in):
+    client = request.getfixturevalue("signed_in_en_client" if signed_in else "en_client")
+    one_seat_left, full = EventFactory(capacity=2), EventFactory(capacity=2)
+    RegistrationFactory(user=other_user, event=one_seat_left)
+    RegistrationFactory(user=other_user, event=full)
+    RegistrationFactory(event=full)
+    # The control: with one seat left this visitor is offered registering, so the markup looked for
+    # below is the real offer and its absence on the full event's page is the rule's doing.
+    control = page(client, one_seat_left)
+    assert register_offer(one_seat_left, signed_in=signed_in) in control
+    assert "register_event" in manifest_tools(control)
+    assert state_notice(control) is None
+
+    html = page(client, full)
+    assert state_notice(html) == "This event is full: there are no seats left."
+    assert register_offer(full, signed_in=signed_in) not in html
     assert 'id="register-form"' not in html
-    assert "Sign in to register" not in html
-
-
-def test_full_event_for_anonymous_offers_no_sign_in_to_register(en_client, other_user):
-    event = EventFactory(capacity=1)
-    RegistrationFactory(user=other_user, event=event)
-    html = page(en_client, event)
-    assert "Sign in to register" not in html
+    assert "register_event" not in manifest_tools(html)
+    assert detail(client, full).context["webmcp_state"]["may_register"] is False
 
 
 def test_cancelled_event_says_so_and_offers_neither_register_nor_save(signed_in_en_client):

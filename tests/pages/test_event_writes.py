@@ -196,17 +196,6 @@ def test_cancel_without_a_registration_is_a_message(signed_in_en_client, event):
     assert "You have no registration for this event." in follow_messages(response)
 
 
-def test_register_again_after_cancel_sends_a_new_confirmation(
-    signed_in_en_client, user, event, django_capture_on_commit_callbacks
-):
-    with django_capture_on_commit_callbacks(execute=True):
-        signed_in_en_client.post(url(event, "register"))
-        signed_in_en_client.post(url(event, "cancel"), {"confirm": "yes"})
-        signed_in_en_client.post(url(event, "register"))
-    assert Registration.objects.filter(user=user, event=event).count() == 1
-    assert len(mail.outbox) == 2
-
-
 def test_htmx_write_region_carries_the_detail_pages_tools(signed_in_en_client, event):
     """The refreshed region replaces the page's manifest: it must list the page's tools, not none."""
     html = signed_in_en_client.post(url(event, "save"), headers=HTMX).content.decode()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.factories import EventFactory, RegistrationFactory, SavedEventFactory
 
-from .conftest import HTMX
+from .conftest import HTMX, manifest_tools
 
 pytestmark = pytest.mark.django_db
 
@@ -37,11 +39,41 @@ def test_signed_in_me_separates_confirmed_and_cancelled(signed_in_en_client, use
     assert "Sign in to register for events." not in html
 
 
+def registration_rows(html: str) -> dict[str, str]:
+    """The rows of the "Registrations" section (confirmed registrations), by event title."""
+    section = re.search(r'<section[^>]*aria-labelledby="registrations-heading">(.*?)</section>', html, re.S)
+    assert section, "the page has no Registrations section"
+    confirmed = section.group(1).partition("Cancelled registrations")[0]
+    rows = re.findall(r'<li class="compact-item">(.*?)</li>', confirmed, re.S)
+    return {re.search(r'class="compact-title"[^>]*>([^<]*)</a>', row).group(1): row for row in rows}
+
+
 def test_me_offers_no_cancel_for_a_started_event(signed_in_en_client, user):
-    past = EventFactory(past=True)
-    RegistrationFactory(user=user, event=past)
-    html = signed_in_en_client.get("/me/").content.decode()
-    assert f"/events/{past.public_id}/cancel/" not in html
+    started = EventFactory(title="Started one", past=True)
+    upcoming = EventFactory(title="Upcoming one")
+    RegistrationFactory(user=user, event=started)
+    RegistrationFactory(user=user, event=upcoming)
+    response = signed_in_en_client.get("/me/")
+    assert response.status_code == 200
+    rows = registration_rows(response.content.decode())
+    # Both confirmed registrations are listed, so a missing button is the rule's doing, not a missing row.
+    assert set(rows) == {"Started one", "Upcoming one"}
+    # The control: an upcoming registration has the cancel form this test looks for.
+    assert f'action="/events/{upcoming.public_id}/cancel/"' in rows["Upcoming one"]
+    assert 'data-webmcp-confirm="cancel_registration"' in rows["Upcoming one"]
+    # The rule: the started one offers no cancel, neither to the person nor to an agent's call.
+    assert "<form" not in rows["Started one"]
+    assert "data-webmcp-confirm" not in rows["Started one"]
+    assert "Started or ended" in rows["Started one"]
+
+
+def test_me_offers_no_cancel_tool_when_every_registration_has_started(signed_in_en_client, user):
+    RegistrationFactory(user=user, event=EventFactory(title="Started one", past=True))
+    response = signed_in_en_client.get("/me/")
+    html = response.content.decode()
+    assert set(registration_rows(html)) == {"Started one"}
+    assert response.context["webmcp_state"]["cancellable"] is False
+    assert "cancel_registration" not in manifest_tools(html)
 
 
 def test_me_htmx_returns_the_region(signed_in_en_client):

@@ -263,32 +263,42 @@ async function call(tool, params, signal) {
   }
   if (!isPlainObject(result)) return lost(tool.method, new TypeError("no result in the answer"));
   const pushUrl = response.headers.get("HX-Push-Url");
-  return { ...result, uiUpdated: showRegion(page.querySelector(REGION), pushUrl) };
+  return { ...result, uiUpdated: showRegion(page, pushUrl) };
 }
 
 // ---- keeping the visible page in step ------------------------------------------------------
 
-/** Swap the answer's region for the page's; true when the page now shows it. */
-function showRegion(region, pushUrl) {
-  const before = document.querySelector(REGION);
-  if (!region || !before) return false;
-  try {
-    if (window.htmx) {
-      // htmx processes the new content (its hx- attributes) as it would after its own swap.
-      window.htmx.swap(before, region.outerHTML, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
-    } else {
-      before.replaceWith(document.importNode(region, true));
+/**
+ * Show what the answer brings: its live region in place of the page's, or, when it brings parts of
+ * one (elements with an id, e.g. a form and a list), each in place of the page's element with that
+ * id. True when the page now shows it. A plain replace plus `htmx.process` (for the new hx-
+ * attributes) costs a few milliseconds; htmx's own swap would clean up every removed element first.
+ */
+function showRegion(answer, pushUrl) {
+  const region = answer.querySelector(REGION);
+  const parts = region ? [region] : [...answer.body.children].filter((node) => node.id && node.id !== RESULT_ID);
+  let shown = parts.length > 0;
+  for (const part of parts) {
+    const before = part === region ? document.querySelector(REGION) : document.getElementById(part.id);
+    if (!before) {
+      shown = false;
+      continue;
     }
-  } catch (error) {
-    console.warn("webmcp: could not show the answer", error);
-    return false;
+    const fresh = document.importNode(part, true);
+    try {
+      before.replaceWith(fresh);
+      window.htmx?.process(fresh);
+    } catch (error) {
+      console.warn("webmcp: could not show the answer", error);
+      shown = false;
+    }
   }
-  if (pushUrl && pushUrl !== location.pathname + location.search) {
+  if (shown && pushUrl && pushUrl !== location.pathname + location.search) {
     // Marked as htmx's own entry: going back asks the server for that page again.
     history.pushState({ htmx: true }, "", pushUrl);
   }
   sync();
-  return !before.isConnected;
+  return shown;
 }
 
 // ---- asking the person -----------------------------------------------------------------------
