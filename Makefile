@@ -24,7 +24,7 @@ UV_PYTHON_FLAG := $(if $(BASE_PYTHON),--python "$(BASE_PYTHON)",--python 3.12)
 help:
 	@echo "make run    install everything, migrate, load demo data, serve on http://$(HOST):$(PORT)/"
 	@echo "make test   install everything (Chromium included) and run the whole suite"
-	@echo "make lint   ruff check and format check"
+	@echo "make lint   ruff check and format check, import contracts (lint-imports), types (mypy)"
 
 .tools/bin/uv:
 	@boot=$$(command -v python3 || command -v python); \
@@ -88,13 +88,16 @@ lighthouse/node_modules: lighthouse/package.json lighthouse/package-lock.json | 
 lighthouse: messages chromium lighthouse/node_modules
 	$(PY) -m pytest tests/browser/test_lighthouse.py tests/lighthouse $(PYTEST_ARGS)
 
+# Style, then the layering (import contracts in pyproject.toml), then types (mypy + django-stubs).
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 format: install
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) .tools .pytest_cache db.sqlite3
+	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .import_linter_cache db.sqlite3

@@ -33,7 +33,9 @@ class DatabaseUnavailableMiddleware:
         logger.error("Database unavailable while serving %s", request.path, exc_info=exception)
         if wants_envelope(request):
             # The database is down, so the visitor's stateVersion cannot be read: null.
-            response = JsonResponse(error_envelope(TemporaryFailure(), state_version=None), status=503)
+            response: HttpResponse = JsonResponse(
+                error_envelope(TemporaryFailure(), state_version=None), status=503
+            )
         else:
             response = HttpResponse(render_to_string("503.html"), status=503)
         response["Retry-After"] = "30"

@@ -200,7 +200,7 @@ WEBMCP_REASONS = {"unavailable": "EVENT_SERVICE_UNAVAILABLE", "routeMismatch": "
 
 # Security. No inline script anywhere: the WebMCP manifest is data (json_script), the runtime a
 # static module, htmx is configured not to inject styles or evaluate code (see base.html).
-SECURE_CSP = {
+SECURE_CSP: dict[str, list[str]] = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF],
     "style-src": [CSP.SELF],

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django.core.validators import RegexValidator, URLValidator
 from rest_framework import serializers
@@ -122,10 +122,12 @@ def _choice_schema(serializer_class: type, name: str, field: serializers.ChoiceF
 def _number_schema(json_type: str) -> Callable[[type, str, serializers.Field], dict[str, Any]]:
     def build(serializer_class: type, name: str, field: serializers.Field) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": json_type}
-        if getattr(field, "min_value", None) is not None:
-            schema["minimum"] = _json_number(field.min_value)
-        if getattr(field, "max_value", None) is not None:
-            schema["maximum"] = _json_number(field.max_value)
+        minimum = getattr(field, "min_value", None)
+        if minimum is not None:
+            schema["minimum"] = _json_number(minimum)
+        maximum = getattr(field, "max_value", None)
+        if maximum is not None:
+            schema["maximum"] = _json_number(maximum)
         return schema
 
     return build
@@ -150,9 +152,11 @@ def _ecma_pattern(serializer_class: type, name: str, validator: RegexValidator) 
     """Translate the validator's Python pattern, or refuse one ECMAScript would read differently."""
     if validator.inverse_match:
         raise SchemaGenerationError(serializer_class, name, "an inverse regular expression match")
-    if validator.regex.flags & ~re.UNICODE:
+    # Compiled by RegexValidator.__init__; django-stubs also allow the str a subclass may declare.
+    regex = cast("re.Pattern[Any]", validator.regex)
+    if regex.flags & ~re.UNICODE:
         raise SchemaGenerationError(serializer_class, name, "regular expression flags")
-    pattern = validator.regex.pattern
+    pattern = regex.pattern
     if not isinstance(pattern, str) or _UNSUPPORTED_REGEX.search(pattern):
         raise SchemaGenerationError(serializer_class, name, f"Python-only regular expression {pattern!r}")
     for python, ecma in _PYTHON_TO_ECMA:
@@ -160,7 +164,7 @@ def _ecma_pattern(serializer_class: type, name: str, validator: RegexValidator) 
     return pattern
 
 
-_BUILDERS = {
+_BUILDERS: dict[type[serializers.Field], Callable[[type, str, Any], dict[str, Any]]] = {
     serializers.CharField: _string_schema,
     serializers.RegexField: _string_schema,
     serializers.SlugField: _string_schema,

@@ -31,9 +31,8 @@ def unknown_parameters(data: Mapping[str, Any], known: set[str] | frozenset[str]
     return sorted(_shown(str(key)) for key in set(data) - set(known))
 
 
-def validated_input(
-    serializer_class: type[serializers.Serializer], data: Mapping[str, Any]
-) -> dict[str, Any]:
+def validated_input(serializer_class: type[serializers.Serializer], data: object) -> dict[str, Any]:
+    """`data` is any parsed input (a JSON body may be a list): only an object is accepted."""
     if not isinstance(data, Mapping):
         raise InvalidInput("The input must be a JSON object.")
     if repeated := repeated_parameters(data):
