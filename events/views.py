@@ -12,6 +12,7 @@ result the agent gets (`webmcp.responses`); a refusal is the JSON envelope, the 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -24,8 +25,9 @@ from django.urls import resolve, reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
+from rest_framework.serializers import Serializer
 
 from webmcp.responses import MalformedToolInput, tool_call, tool_input, tool_refusal, with_tool_result
 
@@ -40,6 +42,7 @@ from .api.serializers import (
     RegistrationOutput,
     SaveOutput,
     SearchOutput,
+    UnsaveOutput,
 )
 from .api.throttling import WriteRateThrottle
 from .choices import Mode
@@ -49,6 +52,7 @@ from .visitors import Visitor, client_mode, visitor_from_request
 
 if TYPE_CHECKING:
     from django_htmx.middleware import HtmxDetails
+    from django_stubs_ext import StrOrPromise
 
     class HtmxHttpRequest(HttpRequest):
         """A request that went through django-htmx's middleware (every page here does)."""
@@ -163,47 +167,39 @@ def event_ics(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
 
 @require_POST
 def save_event(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
-    visitor = visitor_from_request(request, create_token=True)
-    try:
-        _check_tool_write(request, event_id)
-        result = services.save_event(
-            visitor=visitor, mode=client_mode(request, default=Mode.UI), event_id=event_id
-        )
-    except DomainError as error:
-        return _refused(request, event_id, error)
-    if result.already_saved:
-        messages.info(request, _("This event was already in your saved events."))
-    else:
-        messages.success(request, _("Saved. You can find it under My events."))
-    return _after_write(request, event_id, result=SaveOutput(result).data)
+    return _write(
+        request,
+        event_id,
+        services.save_event,
+        SaveOutput,
+        done=gettext_lazy("Saved. You can find it under My events."),
+        unchanged=gettext_lazy("This event was already in your saved events."),
+        create_token=True,
+    )
 
 
 @require_POST
 def unsave_event(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
-    visitor = visitor_from_request(request)
-    try:
-        services.unsave_event(visitor=visitor, mode=client_mode(request, default=Mode.UI), event_id=event_id)
-    except DomainError as error:
-        return _refused(request, event_id, error)
-    messages.success(request, _("Removed from your saved events."))
-    return _after_write(request, event_id)
+    return _write(
+        request,
+        event_id,
+        services.unsave_event,
+        UnsaveOutput,
+        done=gettext_lazy("Removed from your saved events."),
+        unchanged=gettext_lazy("Removed from your saved events."),
+    )
 
 
 @require_POST
 def register_event(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
-    visitor = visitor_from_request(request)
-    try:
-        _check_tool_write(request, event_id)
-        result = services.register_event(
-            visitor=visitor, mode=client_mode(request, default=Mode.UI), event_id=event_id
-        )
-    except DomainError as error:
-        return _refused(request, event_id, error)
-    if result.already_registered:
-        messages.info(request, _("You were already registered for this event."))
-    else:
-        messages.success(request, _("You are registered. A confirmation e-mail is on its way."))
-    return _after_write(request, event_id, result=RegistrationOutput(result).data)
+    return _write(
+        request,
+        event_id,
+        services.register_event,
+        RegistrationOutput,
+        done=gettext_lazy("You are registered. A confirmation e-mail is on its way."),
+        unchanged=gettext_lazy("You were already registered for this event."),
+    )
 
 
 @require_POST
@@ -223,19 +219,39 @@ def cancel_registration(request: HtmxHttpRequest, event_id: str) -> HttpResponse
                 "webmcp_state": _page_state(request, visitor_from_request(request)),
             },
         )
-    visitor = visitor_from_request(request)
+    return _write(
+        request,
+        event_id,
+        services.cancel_registration,
+        CancelOutput,
+        done=gettext_lazy("Your registration is cancelled. Your seat is free for someone else."),
+        unchanged=gettext_lazy("This registration was already cancelled."),
+    )
+
+
+def _write(
+    request: HtmxHttpRequest,
+    event_id: str,
+    use_case: Callable[..., Any],
+    output: type[Serializer],
+    *,
+    done: StrOrPromise,
+    unchanged: StrOrPromise,
+    create_token: bool = False,
+) -> HttpResponse:
+    """One write from a page's form or a tool call: the use case once, a message for the person
+    (`done`, or `unchanged` when the call was a repeat), then the page it came from."""
+    visitor = visitor_from_request(request, create_token=create_token)
     try:
         _check_tool_write(request, event_id)
-        result = services.cancel_registration(
-            visitor=visitor, mode=client_mode(request, default=Mode.UI), event_id=event_id
-        )
+        result = use_case(visitor=visitor, mode=client_mode(request, default=Mode.UI), event_id=event_id)
     except DomainError as error:
         return _refused(request, event_id, error)
-    if result.already_cancelled:
-        messages.info(request, _("This registration was already cancelled."))
+    if result.outcome == "OK":
+        messages.success(request, str(done))
     else:
-        messages.success(request, _("Your registration is cancelled. Your seat is free for someone else."))
-    return _after_write(request, event_id, result=CancelOutput(result).data)
+        messages.info(request, str(unchanged))
+    return _after_write(request, event_id, result=output(result).data)
 
 
 # ── /me/ ──────────────────────────────────────────────────────────────────────────────────────
