@@ -44,15 +44,19 @@ class UnsaveResult:
 
 
 @dataclass(frozen=True)
-class RegistrationResult:
+class _RegistrationChange:
     registration: Registration
-    created: bool
-    already_registered: bool
-    state_version: int
 
     @property
     def event(self) -> Event:
         return self.registration.event
+
+
+@dataclass(frozen=True)
+class RegistrationResult(_RegistrationChange):
+    created: bool
+    already_registered: bool
+    state_version: int
 
     @property
     def outcome(self) -> str:
@@ -60,14 +64,9 @@ class RegistrationResult:
 
 
 @dataclass(frozen=True)
-class CancelResult:
-    registration: Registration
+class CancelResult(_RegistrationChange):
     already_cancelled: bool
     state_version: int
-
-    @property
-    def event(self) -> Event:
-        return self.registration.event
 
     @property
     def outcome(self) -> str:
