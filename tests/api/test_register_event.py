@@ -41,26 +41,6 @@ def test_register_event_when_full_returns_event_full(signed_in_api, event):
     assert Registration.objects.filter(event=event).count() == 2
 
 
-def test_register_event_cancelled_registrations_do_not_take_seats(signed_in_api, event):
-    RegistrationFactory(event=event)
-    RegistrationFactory(event=event, status=RegistrationStatus.CANCELLED)
-    assert signed_in_api.write("POST", URL).status_code == 201
-
-
-def test_register_event_after_start_is_closed(signed_in_api):
-    EventFactory(public_id="evt-reg", past=True)
-    assert_envelope(signed_in_api.write("POST", URL), 409, "CONFLICT", "REGISTRATION_CLOSED")
-
-
-def test_register_event_for_cancelled_event_is_refused(signed_in_api):
-    EventFactory(public_id="evt-reg", cancelled=True)
-    assert_envelope(signed_in_api.write("POST", URL), 409, "CONFLICT", "EVENT_CANCELLED")
-
-
-def test_register_event_unknown_event_is_not_found(signed_in_api):
-    assert_envelope(signed_in_api.write("POST", URL), 404, "NOT_FOUND", "EVENT_NOT_FOUND")
-
-
 def test_register_event_after_cancel_reactivates_the_same_registration(signed_in_api, user, event):
     created = signed_in_api.write("POST", URL).json()
     signed_in_api.write("DELETE", URL)
@@ -84,13 +64,6 @@ def test_cancel_registration_cancels_then_says_already_cancelled(signed_in_api, 
 def test_cancel_registration_of_someone_else_is_not_found(signed_in_api, event):
     RegistrationFactory(event=event, user=UserFactory(username="someone-else"))
     assert_envelope(signed_in_api.write("DELETE", URL), 404, "NOT_FOUND", "REGISTRATION_NOT_FOUND")
-    assert Registration.objects.get().status == RegistrationStatus.CONFIRMED
-
-
-def test_cancel_registration_after_start_is_refused(signed_in_api, user):
-    event = EventFactory(public_id="evt-reg", past=True)
-    RegistrationFactory(event=event, user=user)
-    assert_envelope(signed_in_api.write("DELETE", URL), 409, "CONFLICT", "REGISTRATION_CLOSED")
     assert Registration.objects.get().status == RegistrationStatus.CONFIRMED
 
 

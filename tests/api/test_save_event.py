@@ -54,11 +54,6 @@ def test_save_event_for_a_cancelled_event_is_a_conflict(signed_in_api):
     assert not SavedEvent.objects.exists()
 
 
-def test_save_event_unknown_event_is_not_found_and_writes_nothing(signed_in_api):
-    assert_envelope(signed_in_api.write("PUT", "/api/me/saved/evt-nope"), 404, "NOT_FOUND", "EVENT_NOT_FOUND")
-    assert not SavedEvent.objects.exists()
-
-
 def test_save_event_refuses_unknown_body_keys(signed_in_api, event):
     response = signed_in_api.write("PUT", "/api/me/saved/evt-save-me", {"autoRegister": True})
     assert_envelope(response, 400, "INVALID_INPUT", "UNKNOWN_PARAMETER")

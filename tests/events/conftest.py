@@ -1,0 +1,50 @@
+"""Fixtures for the use-case tests: visitors as the pages, the API and the tools hand them over."""
+
+from __future__ import annotations
+
+import pytest
+
+from events.models import Activity
+from events.selectors import state_version
+from events.visitors import Visitor
+
+MODES = ["ui", "agent", "api"]
+
+
+@pytest.fixture
+def person(user) -> Visitor:
+    """A signed-in visitor."""
+    return Visitor(user=user)
+
+
+@pytest.fixture
+def stranger(other_user) -> Visitor:
+    """Another signed-in visitor."""
+    return Visitor(user=other_user)
+
+
+@pytest.fixture
+def anonymous(db) -> Visitor:
+    """An anonymous visitor whose session holds a token (what saving needs)."""
+    return Visitor(token="anon-token-0001")
+
+
+@pytest.fixture
+def nobody(db) -> Visitor:
+    """A visitor with neither an account nor a session token."""
+    return Visitor()
+
+
+def activity() -> list[tuple[str, str, str]]:
+    """Every Activity row as (action, mode, outcome), oldest first."""
+    return list(Activity.objects.order_by("id").values_list("action", "mode", "outcome"))
+
+
+def version(visitor: Visitor) -> int:
+    return state_version(visitor=visitor)
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Many accounts are created here; hashing strength is not what these tests test."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
