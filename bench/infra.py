@@ -2,7 +2,8 @@
 
 Everything here is created by the bench and removed by it: databases named `bench_agentready*`
 (PostgreSQL, or SQLite files in the bench's temporary directory when PostgreSQL is not reachable) and
-gunicorn processes started in their own process group, stopped by their id.
+gunicorn processes started in their own process group, stopped by their id (the harness's server
+process, `harness.server`, as for the eval runner's server).
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
+
+from harness.server import ServerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -174,12 +175,6 @@ def banner(*lines: str) -> None:
 # ---- servers -----------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def http_get(url: str, *, timeout: float = 10) -> tuple[int, bytes]:
     assert url.startswith("http://127.0.0.1:"), url
     try:
@@ -189,84 +184,38 @@ def http_get(url: str, *, timeout: float = 10) -> tuple[int, bytes]:
         return error.code, error.read()
 
 
-class Server:
+def gunicorn(port: int) -> list[str]:
+    return [
+        PYTHON,
+        "-m",
+        "gunicorn",
+        "config.wsgi:application",
+        "--workers",
+        str(WORKERS),
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--timeout",
+        "120",
+        "--graceful-timeout",
+        "5",
+        "--backlog",
+        "2048",
+    ]
+
+
+class Server(ServerProcess):
     """`gunicorn config.wsgi` with WORKERS sync workers on a free port of 127.0.0.1."""
 
     def __init__(self, name: str, *, env: dict[str, str], workdir: Path) -> None:
-        self.name = name
-        self.env = env
-        self.port = free_port()
-        self.base_url = f"http://127.0.0.1:{self.port}"
-        self.log_path = workdir / f"gunicorn-{name}.log"
-        self.process: subprocess.Popen | None = None
+        super().__init__(name, gunicorn, env=env, log_path=workdir / f"gunicorn-{name}.log")
 
-    def start(self, *, timeout: float = 60) -> Server:
-        log_file = self.log_path.open("w")
-        self.process = subprocess.Popen(
-            [
-                PYTHON,
-                "-m",
-                "gunicorn",
-                "config.wsgi:application",
-                "--workers",
-                str(WORKERS),
-                "--bind",
-                f"127.0.0.1:{self.port}",
-                "--timeout",
-                "120",
-                "--graceful-timeout",
-                "5",
-                "--backlog",
-                "2048",
-            ],
-            cwd=ROOT,
-            env=self.env,
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: stopped by this id, workers included
-        )
-        log_file.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise BenchError(f"server {self.name} exited ({self.process.returncode}):\n{self.log_tail()}")
-            try:
-                status, _ = http_get(f"{self.base_url}/health", timeout=2)
-            except OSError:
-                status = 0
-            if status == 200:
-                log(f"server {self.name} ready on {self.base_url} ({WORKERS} workers)")
-                return self
-            time.sleep(0.2)
-        raise BenchError(f"server {self.name} not healthy within {timeout:.0f} s:\n{self.log_tail()}")
-
-    def stop(self) -> None:
-        process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=5)
-        except ProcessLookupError:
-            pass
-
-    def log_tail(self, lines: int = 40) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return "(no log)"
+    def start(self, *, timeout: float = 60) -> str:
+        base_url = super().start(timeout=timeout)
+        log(f"server {self.name} ready on {base_url} ({WORKERS} workers)")
+        return base_url
 
     def errors_logged(self) -> list[str]:
         """Tracebacks and worker crashes in the server's log (LOG_LEVEL=ERROR keeps only those)."""
         text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
         markers = ("Traceback", "Internal Server Error", "WORKER TIMEOUT", "Worker exiting")
         return [line for line in text.splitlines() if any(marker in line for marker in markers)]
-
-    def __enter__(self) -> Server:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from bench.infra import ROOT, BenchError, log
 
 REPORT_SCRIPT = ROOT / "bench" / "report.lua"
+CSRF = "b" * 32  # Django accepts its 32-character secret as the header token, equal to the cookie
 
 
 def require_wrk() -> str:
@@ -140,7 +141,6 @@ def rush(*, port: int, path: str, sessions: list[str], session_cookie: str, csrf
     one request per user, and it does not read each answer's envelope.
     """
     count = len(sessions)
-    csrf = "b" * 32  # Django accepts its 32-character secret as the header token, equal to the cookie
     barrier = threading.Barrier(count + 1, timeout=60)
     attempts: list[Attempt | None] = [None] * count
     finished: list[float] = [0.0] * count
@@ -148,8 +148,8 @@ def rush(*, port: int, path: str, sessions: list[str], session_cookie: str, csrf
     def attempt(index: int) -> None:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         headers = {
-            "Cookie": f"{session_cookie}={sessions[index]}; {csrf_cookie}={csrf}",
-            "X-CSRFToken": csrf,
+            "Cookie": f"{session_cookie}={sessions[index]}; {csrf_cookie}={CSRF}",
+            "X-CSRFToken": CSRF,
             "Content-Type": "application/json",
             "Accept": "application/json",
         }

@@ -10,12 +10,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from harness import HarnessError
+
 from . import report as reports
 from .bank import BankError, load_bank, select
 from .browser import BrowserError
 from .model import DEFAULT_MAX_STEPS, ModelConfig, ModelError
 from .runner import RunOptions, regrade, run
-from .server import ServerError
 
 
 def _progress(line: str) -> None:
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
                 options.model = ModelConfig.from_env()
                 options.max_steps = args.max_steps
             report, paths = run(options)
-    except (BankError, ModelError, ServerError, BrowserError, FileNotFoundError) as error:
+    except (BankError, ModelError, HarnessError, BrowserError, FileNotFoundError) as error:
         print(f"evals: {error}", file=sys.stderr)
         return 2
     if args.command == "grade":

@@ -1,68 +1,25 @@
 """Chromium with WebMCP, driven by Playwright: open a case's page, prepare it, list and call its tools.
 
-Launch flags are those of ../shared/reference/webmcp-in-chromium.md (WebMCP on, loopback only). Each case
-gets a fresh browser context (no cookies), so cases cannot see each other's saves or sign-ins.
+Chromium is started, and the page's tools listed, waited for and called, by the one harness (`harness/`:
+WebMCP on, loopback only). Each case gets a fresh browser context (no cookies), so cases cannot see each
+other's saves or sign-ins.
 """
 
 from __future__ import annotations
 
-import json
 import secrets
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from webmcp.chromium import CHROMIUM, CHROMIUM_ARGS
+from harness import tools as harness_tools
 
 CALL_TIMEOUT_MS = 15_000
 PAGE_TEXT_LIMIT = 4_000
 
-# Start a call without awaiting it: a call that asks the person waits for their click — a declarative
-# form without autosubmit, or an imperative tool the manifest marks `confirm`, whose form the runtime
-# marks `data-webmcp-pending` and whose button it focuses.
-_START_CALL = """async ([name, input]) => {
-    window.__evalsCall = undefined;
-    const tool = (await document.modelContext.getTools()).find((t) => t.name === name);
-    if (!tool) { window.__evalsCall = {error: `no tool ${name}`}; return; }
-    document.modelContext.executeTool(tool, input).then(
-        (text) => { window.__evalsCall = {text}; },
-        (error) => { window.__evalsCall = {error: String(error)}; });
-}"""
-_CALL_STATE = """() => {
-    if (window.__evalsCall !== undefined) return {done: true, outcome: window.__evalsCall};
-    let button = null;
-    try { button = document.querySelector(':tool-submit-active'); } catch (e) { /* older build */ }
-    const active = document.activeElement;
-    const form = active && active.form;
-    const asks = form && (form.hasAttribute('toolname') || form.hasAttribute('data-webmcp-pending'));
-    if (!button && asks && active.type === 'submit') button = active;
-    const owner = button && button.form;
-    return {done: false, waitingForPerson: !!button,
-            button: button ? (button.textContent || button.value || '').trim() : null,
-            form: owner ? (owner.getAttribute('toolname') || owner.dataset.webmcpConfirm || owner.id) : null};
-}"""
-
 
 class BrowserError(RuntimeError):
     """The page could not be prepared as the case says."""
-
-
-@contextmanager
-def launch(headless: bool = True):
-    """One Chromium for a whole run."""
-    if not CHROMIUM.exists():
-        raise BrowserError(f"{CHROMIUM} is missing (`make chromium` installs Debian's chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=headless, args=list(CHROMIUM_ARGS)
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 @dataclass
@@ -140,40 +97,21 @@ class CasePage:
 
     # ---- tools -----------------------------------------------------------------------------------
 
-    def manifest_tools(self) -> list[str] | None:
-        node = self.page.locator("#webmcp-manifest")
-        if node.count() == 0:
-            return None
-        try:
-            return sorted(
-                tool["name"] for tool in json.loads(node.first.text_content() or "{}").get("tools", [])
-            )
-        except (ValueError, KeyError, TypeError):
-            return None
-
     def tools(self) -> list[dict]:
-        return self.page.webmcp.tools()
-
-    def tool_names(self) -> list[str]:
-        return sorted(tool["name"] for tool in self.tools())
+        return harness_tools.tools(self.page)
 
     def wait_for_tools(self, timeout_ms: int = 5_000) -> list[str]:
         """Until the registered tools equal the page's manifest (form tools appear a task late, and
-        tools follow a write's re-render); without a manifest, until the list holds still."""
-        deadline = time.monotonic() + timeout_ms / 1000
-        previous: list[str] | None = None
-        while True:
-            names = self.tool_names()
-            wanted = self.manifest_tools()
-            if (wanted is not None and names == wanted) or (wanted is None and names == previous and names):
-                return names
-            if time.monotonic() > deadline:
-                self.setup_log.setdefault("warnings", []).append(
-                    f"tools on {self.page.url} were {names}, the manifest says {wanted}"
-                )
-                return names
-            previous = names
-            self.page.wait_for_timeout(60)
+        tools follow a write's re-render); without a manifest, until the list holds still. A mismatch
+        is noted in the setup log, never raised."""
+        try:
+            listed = harness_tools.wait_for_tools(self.page, timeout_ms=timeout_ms, poll_ms=60)
+        except harness_tools.ToolsMismatch as mismatch:
+            self.setup_log.setdefault("warnings", []).append(
+                f"tools on {mismatch.url} were {mismatch.names}, the manifest says {mismatch.expected}"
+            )
+            return mismatch.names
+        return sorted(tool["name"] for tool in listed)
 
     def call(self, name: str, args: Any, *, confirm: bool = True) -> CallRecord:
         """Call a tool as the agent; a call that waits for a person's confirmation is confirmed by
@@ -185,7 +123,9 @@ class CasePage:
             tool = tools.get(name)
             if tool is None:
                 record.error = f"No tool named {name!r} on this page; its tools are {sorted(tools)}."
-            elif (tool.get("annotations") or {}).get("consequential") or self._waits_for_person(name):
+            elif (tool.get("annotations") or {}).get("consequential") or harness_tools.waits_for_person(
+                self.page, name
+            ):
                 self._call_with_confirmation(record, confirm)
             else:
                 record.result = self.page.webmcp.call_tool(name, args, timeout=CALL_TIMEOUT_MS)
@@ -198,43 +138,26 @@ class CasePage:
             record.toolsAfter = []
         return record
 
-    def _waits_for_person(self, name: str) -> bool:
-        """A declarative form tool without `toolautosubmit`, or a tool the manifest marks `confirm`,
-        completes only when a person presses the page's button."""
-        return self.page.evaluate(
-            """(name) => {
-                const form = [...document.querySelectorAll('form[toolname]')]
-                    .find((f) => f.getAttribute('toolname') === name);
-                if (form) return !form.hasAttribute('toolautosubmit');
-                try {
-                    const node = document.getElementById('webmcp-manifest');
-                    const tools = JSON.parse((node && node.textContent) || '{}').tools || [];
-                    return tools.some((tool) => tool.name === name && tool.confirm === true);
-                } catch (error) { return false; }
-            }""",
-            name,
-        )
-
     def _call_with_confirmation(self, record: CallRecord, confirm: bool) -> None:
         page = self.page
-        page.evaluate(_START_CALL, [record.functionName, record.args])
+        harness_tools.start_tool_call(page, record.functionName, record.args)
         deadline = time.monotonic() + CALL_TIMEOUT_MS / 1000
         while time.monotonic() < deadline:
-            state = page.evaluate(_CALL_STATE)
-            if state["done"]:
-                outcome = state["outcome"]
+            outcome = harness_tools.tool_call_outcome(page)
+            if outcome is not None:
                 if "error" in outcome:
                     record.error = outcome["error"]
                 else:
-                    record.result = _parse(outcome["text"])
+                    record.result = harness_tools.parse_result(outcome["text"])
                 return
-            if state["waitingForPerson"] and not record.confirmedByRunner:
+            waiting = harness_tools.pending_confirmation(page)
+            if waiting and not record.confirmedByRunner:
                 if not confirm:
                     record.error = "the call waits for a person's confirmation, which this run does not give"
                     return
                 page.locator(":focus").click()
                 record.confirmedByRunner = True
-                record.confirmation = {"button": state["button"], "form": state["form"], "by": "runner click"}
+                record.confirmation = {**waiting, "by": "runner click"}
             page.wait_for_timeout(50)
         record.error = f"no answer within {CALL_TIMEOUT_MS} ms"
 
@@ -246,12 +169,3 @@ class CasePage:
         text = page.evaluate("() => (document.querySelector('main') || document.body).innerText || ''")
         text = "\n".join(line.strip() for line in text.splitlines() if line.strip())
         return {"url": page.url, "title": page.title(), "text": text[:PAGE_TEXT_LIMIT]}
-
-
-def _parse(text: Any) -> Any:
-    if not isinstance(text, str):
-        return text
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text

@@ -16,12 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.chromium import CHROMIUM_ARGS, launch
+from harness.revision import fetch_health, health_stamp, working_tree_dirty
+
 from . import report as reports
 from .bank import BankError, Case, bank_digest, load_bank, select
-from .browser import CHROMIUM_ARGS, CasePage, launch
+from .browser import CasePage
 from .grading import calls_from_trace, grade, history_from_trace
 from .model import DEFAULT_MAX_STEPS, ChatClient, ModelConfig, ModelError, run_agent
-from .server import SeededServer, fetch_health, health_stamp, working_tree_dirty
+from .server import SeededServer
 
 STAMP_KEYS = ("revision", "toolCatalogueFingerprint")
 

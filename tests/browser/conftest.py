@@ -1,5 +1,7 @@
 """Real-browser fixtures: one Chromium (WebMCP enabled) per session, one seeded server per package.
 
+Chromium and the in-page tool helpers (`wait_for_tools`, `start_tool_call`, …) are the harness's
+(`harness/`), the same ones the eval runner and the bench use; tests import those from there.
 The server is Django's LiveServerThread on 127.0.0.1 against the test database, seeded once with
 `seed_demo`. Tests read and write that shared data; each test uses its own browser context (cookies)
 and its own users or events when it changes state. The database is flushed when the package ends so
@@ -8,9 +10,7 @@ later tests start empty.
 
 from __future__ import annotations
 
-import json
 import os
-import time
 import uuid
 from collections.abc import Iterator
 
@@ -22,7 +22,7 @@ from django.db import connections
 from django.test import Client
 from django.test.testcases import LiveServerThread
 
-from webmcp.chromium import CHROMIUM, CHROMIUM_ARGS
+from harness.chromium import installed, launch
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls in these tests are
 # still synchronous and sequential, which is what this switch (documented by Django) allows.
@@ -37,15 +37,11 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def browser():
-    if not CHROMIUM.exists():
+    if not installed():
         pytest.skip("Debian's chromium is not installed (make test installs it with apt-get)")
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=list(CHROMIUM_ARGS)
-        )
+    pytest.importorskip("playwright.sync_api")
+    with launch(headless=True) as chromium:
         yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="package")
@@ -143,64 +139,6 @@ def sign_in(context, server, orm):
         context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie.value, "url": server}])
 
     return sign
-
-
-# ---- looking at a page as an agent does ----------------------------------------------------------
-
-
-def manifest(page) -> dict:
-    """The manifest the server rendered into the page (what the runtime registers from)."""
-    return json.loads(page.locator("#webmcp-manifest").text_content())
-
-
-def tool_names(page) -> list[str]:
-    return [tool["name"] for tool in page.webmcp.tools()]
-
-
-def wait_for_tools(page, expected: list[str] | set[str], timeout_ms: int = 5_000) -> list[dict]:
-    """Form tools appear one task after parsing and tools follow swaps: poll until the set matches."""
-    expected = sorted(expected)
-    deadline = time.monotonic() + timeout_ms / 1000
-    while True:
-        tools = page.webmcp.tools()
-        names = [tool["name"] for tool in tools]
-        if sorted(names) == expected:
-            assert len(names) == len(set(names)), f"duplicate tools registered: {names}"
-            return tools
-        if time.monotonic() > deadline:
-            raise AssertionError(f"tools on {page.url} are {sorted(names)}, expected {expected}")
-        page.wait_for_timeout(50)
-
-
-def start_tool_call(page, name: str, tool_input: dict) -> None:
-    """Start a call without waiting for it (a declarative form waits for the person's click)."""
-    page.evaluate(
-        """async ([name, input]) => {
-            window.__toolResult = undefined;
-            const tool = (await document.modelContext.getTools()).find((t) => t.name === name);
-            if (!tool) throw new Error(`no tool ${name}`);
-            document.modelContext.executeTool(tool, input).then(
-                (text) => { window.__toolResult = {text}; },
-                (error) => { window.__toolResult = {error: String(error)}; });
-        }""",
-        [name, tool_input],
-    )
-
-
-def tool_call_pending(page) -> bool:
-    return page.evaluate("() => window.__toolResult === undefined")
-
-
-def finish_tool_call(page, timeout_ms: int = 10_000) -> dict:
-    page.wait_for_function("() => window.__toolResult !== undefined", timeout=timeout_ms)
-    outcome = page.evaluate("() => window.__toolResult")
-    assert "error" not in outcome, f"the tool call failed in the browser: {outcome['error']}"
-    return json.loads(outcome["text"])
-
-
-def visible_event_ids(page) -> list[str]:
-    """Ids of the event cards the person sees in the results list, in order."""
-    return page.locator("#results [data-event-id]").evaluate_all("nodes => nodes.map(n => n.dataset.eventId)")
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 
 from events.choices import RegistrationStatus
 from events.models import Activity, Registration, SavedEvent
-from tests.browser.conftest import (
+from harness.tools import (
     finish_tool_call,
     start_tool_call,
     tool_call_pending,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser.conftest import manifest
+from harness.tools import manifest
 
 
 @pytest.mark.parametrize("path", ["/events/", "/events/evt-webmcp-intro/"])

@@ -4,7 +4,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from events.models import Registration, SavedEvent
-from tests.browser.conftest import manifest, wait_for_tools
+from harness.tools import manifest, wait_for_tools
 
 BAD_BY_ID = [
     {"event_id": "evt-webmcp-intro", "extra": 1},

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from events.choices import RegistrationStatus
-from tests.browser.conftest import manifest, wait_for_tools
+from harness.tools import manifest, wait_for_tools
 from tests.factories import EventFactory, RegistrationFactory
 from webmcp.registry import Binding, registry
 

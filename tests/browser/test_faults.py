@@ -2,7 +2,7 @@
 retried by the runtime; the agent is told to check before retrying."""
 
 from events.models import Activity, SavedEvent
-from tests.browser.conftest import wait_for_tools
+from harness.tools import wait_for_tools
 
 
 def test_a_write_whose_response_is_lost_is_unknown_outcome_and_not_retried(

@@ -2,7 +2,7 @@
 
 import json
 
-from tests.browser.conftest import wait_for_tools
+from harness.tools import wait_for_tools
 
 DETAIL_TOOLS = {"get_event_details", "save_event", "register_event"}
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from webmcp.chromium import CHROMIUM, CHROMIUM_ARGS
+from harness.chromium import CHROMIUM, CHROMIUM_ARGS
 
 LIGHTHOUSE_DIR = Path(settings.BASE_DIR) / "lighthouse"
 LIGHTHOUSE_CLI = LIGHTHOUSE_DIR / "node_modules" / "lighthouse" / "cli" / "index.js"

@@ -1,7 +1,7 @@
 """Mode: an agent's call is recorded as `agent`, the same action clicked by a person as `ui`."""
 
 from events.models import Activity
-from tests.browser.conftest import wait_for_tools
+from harness.tools import wait_for_tools
 
 
 def test_agent_and_person_are_recorded_by_mode_with_the_same_outcome(page, sign_in, make_user, make_event):

@@ -1,6 +1,6 @@
 """NAV: at every step of a visit the registered tools equal that route's manifest."""
 
-from tests.browser.conftest import manifest, wait_for_tools
+from harness.tools import manifest, wait_for_tools
 
 
 def assert_tools_follow_manifest(page) -> None:

@@ -2,7 +2,7 @@
 
 from events.choices import RegistrationStatus
 from events.models import Registration
-from tests.browser.conftest import finish_tool_call, start_tool_call, tool_call_pending, wait_for_tools
+from harness.tools import finish_tool_call, start_tool_call, tool_call_pending, wait_for_tools
 
 OPEN = {"get_event_details", "save_event", "register_event"}
 REGISTERED = {"get_event_details", "save_event", "cancel_registration"}

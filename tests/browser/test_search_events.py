@@ -3,7 +3,7 @@
 from urllib.parse import parse_qs, urlparse
 
 from events.api.serializers import EventSearchInput
-from tests.browser.conftest import visible_event_ids, wait_for_tools
+from harness.tools import visible_event_ids, wait_for_tools
 from webmcp.registry import registry
 
 

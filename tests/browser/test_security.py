@@ -3,7 +3,7 @@ under it, and no request leaves 127.0.0.1."""
 
 import pytest
 
-from tests.browser.conftest import wait_for_tools
+from harness.tools import wait_for_tools
 
 PAGES = ["/events/", "/events/evt-webmcp-intro/", "/me/", "/accounts/login/", "/api/docs/"]
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from evals.bank import load_bank
-from evals.browser import CHROMIUM
 from evals.server import PROJECT_DIR, SeededServer
 from evals.stub_model import StubModelServer
+from harness.chromium import CHROMIUM
 
 pytestmark = [
     pytest.mark.browser,

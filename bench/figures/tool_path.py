@@ -1,11 +1,6 @@
-"""The browser figures, in Debian's Chromium with WebMCP on, driven by Playwright (never downloaded).
-
-- tool path vs UI path: the task "free beginner events in Taipei" done once by one `search_events`
-  call (one request to the list page's route, which brings the list's region and the result) and once
-  as a person does it (fill the form, submit, wait for the list, read the page);
-- tool availability: time from DOMContentLoaded to the moment `getTools()` first lists every tool
-  of the page's manifest, measured inside the page; bytes transferred for /events/ and any request
-  that leaves 127.0.0.1.
+"""Tool path vs UI path: the task "free beginner events in Taipei" done once by one `search_events` call
+(one request to the list page's route, which brings the list's region and the result) and once as a
+person does it (fill the form, submit, wait for the list, read the page).
 
 Each trial gets a fresh browser context (no cookies, empty cache). The two paths alternate.
 """
@@ -18,71 +13,17 @@ import time
 from urllib.parse import urlsplit
 
 from bench.infra import BenchError, log
-from webmcp.chromium import CHROMIUM, CHROMIUM_ARGS
+from harness.tools import manifest_tool_names, visible_event_ids, wait_for_tools
 
 TIMEOUT_MS = 15_000
 TASK = {"location": "taipei", "price": "free", "level": "beginner"}
 
-# Runs before any script of the page: notes DOMContentLoaded, then the first time getTools() lists
-# exactly the manifest's tools (checked on every toolchange, and every 10 ms for 10 s at most).
-AVAILABILITY_PROBE = """
-(() => {
-  const probe = { dcl: null, ready: null, readyNames: null, checks: 0 };
-  window.__benchProbe = probe;
-  const started = performance.now();
-  const wanted = () => {
-    const node = document.getElementById("webmcp-manifest");
-    if (!node) return null;
-    try { return JSON.parse(node.textContent).tools.map((tool) => tool.name).sort(); }
-    catch (error) { return null; }
-  };
-  async function check() {
-    if (probe.ready !== null) return;
-    const context = document.modelContext;
-    const want = wanted();
-    if (!context || !want) return;
-    probe.checks += 1;
-    const names = (await context.getTools()).map((tool) => tool.name).sort();
-    const now = performance.now();
-    if (probe.ready === null && JSON.stringify(names) === JSON.stringify(want)) {
-      probe.ready = now;
-      probe.readyNames = names;
-    }
-  }
-  document.addEventListener("DOMContentLoaded", () => { probe.dcl = performance.now(); check(); },
-    { once: true, capture: true });
-  // toolchange is the signal; a slow poll is the safety net should a change come without one.
-  const loop = () => check().finally(() => {
-    if (probe.ready === null && performance.now() - started < 10000) setTimeout(loop, 10);
-  });
-  loop();
-  document.modelContext?.addEventListener?.("toolchange", () => check());
-})();
-"""
-
-
-def launch(playwright):
-    if not CHROMIUM.exists():
-        raise BenchError("Debian's chromium is not installed (apt-get install -y chromium)")
-    return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=list(CHROMIUM_ARGS))
-
 
 def manifest_names(page) -> list[str]:
-    return sorted(
-        tool["name"] for tool in json.loads(page.locator("#webmcp-manifest").text_content())["tools"]
-    )
-
-
-def wait_for_tools(page, expected: list[str], timeout_s: float = 10) -> None:
-    deadline = time.monotonic() + timeout_s
-    while sorted(tool["name"] for tool in page.webmcp.tools()) != expected:
-        if time.monotonic() > deadline:
-            raise BenchError(f"tools on {page.url} never matched the manifest {expected}")
-        page.wait_for_timeout(20)
-
-
-def visible_ids(page) -> list[str]:
-    return page.locator("#results [data-event-id]").evaluate_all("nodes => nodes.map(n => n.dataset.eventId)")
+    names = manifest_tool_names(page)
+    if names is None:
+        raise BenchError(f"no readable manifest on {page.url}")
+    return names
 
 
 def median_of(runs: list[dict], key: str) -> float | None:
@@ -101,7 +42,7 @@ def open_list(browser, base_url: str, *, init_script: str | None = None):
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     page.goto("/events/")
-    wait_for_tools(page, manifest_names(page))
+    wait_for_tools(page, manifest_names(page), timeout_ms=10_000, poll_ms=20)
     return context, page
 
 
@@ -259,7 +200,7 @@ def by_tool(browser, base_url: str) -> dict:
         ids = [event["id"] for event in result["events"]]
         # Self-check: the call showed its result to the person before it answered (uiUpdated is a
         # fact), so the visible list is already the result's, without waiting.
-        shown = visible_ids(page)
+        shown = visible_event_ids(page)
         if result.get("uiUpdated") is not True or shown != ids:
             raise BenchError(
                 f"the tool answered uiUpdated={result.get('uiUpdated')!r} but the page shows {shown}, "
@@ -308,7 +249,7 @@ def noop_call(browser, base_url: str) -> dict:
     context, page = open_list(browser, base_url)
     try:
         page.evaluate(NOOP_TOOL)
-        wait_for_tools(page, sorted([*manifest_names(page), "bench_noop"]))
+        wait_for_tools(page, [*manifest_names(page), "bench_noop"], timeout_ms=10_000, poll_ms=20)
         started = time.perf_counter()
         result = page.webmcp.call_tool("bench_noop", TASK)
         seconds = time.perf_counter() - started
@@ -341,7 +282,7 @@ def by_person(browser, base_url: str) -> dict:
         )
         text = page.locator("body").inner_text()
         seconds = time.perf_counter() - started
-        ids = visible_ids(page)
+        ids = visible_event_ids(page)
         # The server's part of the person's path, taken as for the tool's request (side by side).
         timing = page.evaluate(PERSON_TIMING)
         query = page.evaluate("() => location.search")
@@ -430,88 +371,3 @@ def tool_vs_ui(browser, base_url: str, *, rounds: int) -> dict:
             ],
         },
     }
-
-
-def availability_once(browser, base_url: str) -> dict:
-    context = browser.new_context(base_url=base_url)
-    try:
-        context.add_init_script(AVAILABILITY_PROBE)
-        page = context.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
-        requests, failed = [], []
-        page.on("requestfinished", lambda request: requests.append(request))
-        page.on("requestfailed", lambda request: failed.append(request))
-        page.goto("/events/", wait_until="load")
-        page.wait_for_load_state("networkidle")
-        page.wait_for_function("() => window.__benchProbe && window.__benchProbe.ready !== null")
-        probe = page.evaluate("() => window.__benchProbe")
-        expected = manifest_names(page)
-        if probe["readyNames"] != expected:
-            raise BenchError(f"the probe saw {probe['readyNames']}, the manifest lists {expected}")
-        origin = urlsplit(base_url)
-        third_party = [
-            request.url
-            for request in requests + failed
-            if urlsplit(request.url).scheme in ("http", "https")
-            and urlsplit(request.url).hostname not in ("127.0.0.1", "localhost")
-        ]
-        own = [request for request in requests if urlsplit(request.url).netloc == origin.netloc]
-        sizes = []
-        for request in own:
-            measured = request.sizes()
-            sizes.append(measured["responseBodySize"] + measured["responseHeadersSize"])
-        timing = page.evaluate(
-            "() => ['navigation', 'resource'].flatMap((type) => performance.getEntriesByType(type))"
-            ".reduce((sum, entry) => sum + (entry.transferSize || 0), 0)"
-        )
-        return {
-            "after_dcl_ms": probe["ready"] - probe["dcl"],
-            "tools": expected,
-            "requests": len(requests),
-            "failed": [request.url for request in failed],
-            "bytes": sum(sizes),
-            "bytes_resource_timing": timing,
-            "third_party": third_party,
-            "urls": sorted({urlsplit(request.url).path for request in own}),
-        }
-    finally:
-        context.close()
-
-
-def availability(browser, base_url: str, *, rounds: int) -> dict:
-    availability_once(browser, base_url)  # warm-up, not recorded
-    runs = [availability_once(browser, base_url) for _ in range(rounds)]
-    delays = [run["after_dcl_ms"] for run in runs]
-    third_party = sorted({url for run in runs for url in run["third_party"]})
-    result = {
-        "tools": runs[0]["tools"],
-        # Negative: every tool was listed before DOMContentLoaded fired; reported as 0.
-        "after_dcl_ms": round(max(0.0, statistics.median(delays)), 1),
-        "after_dcl_ms_runs": [round(delay, 1) for delay in delays],
-        "bytes": round(statistics.median(run["bytes"] for run in runs)),
-        "bytes_resource_timing": round(statistics.median(run["bytes_resource_timing"] for run in runs)),
-        "requests": runs[0]["requests"],
-        "urls": runs[0]["urls"],
-        "failed_requests": sorted({url for run in runs for url in run["failed"]}),
-        "third_party_requests": len(third_party),
-        "third_party_urls": third_party,
-    }
-    log(
-        f"  tools ready {result['after_dcl_ms']} ms after DOMContentLoaded; /events/ {result['bytes']} B "
-        f"in {result['requests']} requests, {result['third_party_requests']} third-party"
-    )
-    return result
-
-
-def run_all(base_url: str, *, rounds: int) -> dict:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        try:
-            return {
-                "tool_vs_ui": tool_vs_ui(browser, base_url, rounds=rounds),
-                "availability": availability(browser, base_url, rounds=rounds),
-            }
-        finally:
-            browser.close()
