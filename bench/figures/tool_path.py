@@ -48,16 +48,15 @@ def open_list(browser, base_url: str, *, init_script: str | None = None):
 
 # Marks inside the page during a tool call (performance.now(), ms), installed before any script of the
 # page. The call is one request: the runtime fetches the page route with `X-WebMCP-Tool`, reads the
-# answer (the list page's region plus the result island), swaps the region in with htmx.swap (which
-# fires htmx:afterSwap, then htmx:afterSettle, synchronously with swapDelay/settleDelay 0) and only
-# then answers. The marks, taken only once a tool's execute() has started:
+# answer (the search form, the results and the manifest, plus the result island), replaces those parts
+# of the page (then `webmcp:shown`) and only then answers. The marks, taken only once a tool's execute() has started:
 #   invoked   the browser called the tool's execute() (registerTool is wrapped to see it)
 #   sent      the runtime called fetch() with the X-WebMCP-Tool header
 #   headers   fetch() resolved (the response's status and headers are in)
 #   body      response.text() resolved (the whole answer is in)
 #   parsed    DOMParser.parseFromString returned (the answer as a document, to read the result island)
-#   swapped   htmx:afterSwap: the new region is in the document (htmx parsed the region's HTML again)
-#   settled   htmx:afterSettle: htmx has processed it
+#   swapped   webmcp:shown: the new parts are in the document and htmx has processed them
+#   settled   the same moment (kept apart in the split for older runs)
 #   returned  execute() resolved: the answer goes back to the browser
 # Resource Timing adds the request's own phases. Only for explaining where the tool path's time goes;
 # the figure itself is timed from Python.
@@ -109,10 +108,9 @@ CALL_MARKS = """(() => {
     if (marks.body && !marks.parsed) marks.parsed = now();
     return parsed;
   };
-  document.addEventListener("htmx:afterSwap", () => { if (marks.invoked) marks.swapped ??= now(); });
-  document.addEventListener("htmx:afterSettle", () => {
+  document.addEventListener("webmcp:shown", () => {
     if (!marks.invoked || marks.settled) return;
-    marks.settled = now();
+    marks.swapped = marks.settled = now();
     // The first frame drawn with the new region: a task queued by the next animation frame's callback
     // runs after that frame's style, layout and paint.
     requestAnimationFrame(() => setTimeout(() => { marks.painted ??= now(); }, 0));
@@ -162,7 +160,7 @@ def call_split(seconds: float, marks: dict, timing: dict | None) -> dict:
         # Response headers in: the request, the server's work and the first bytes.
         "request_ms": marks["headers"] - marks["sent"],
         "body_ms": marks["body"] - marks["headers"],
-        # Parsing the answer (DOMParser), then reading the result island and htmx.swap up to afterSwap.
+        # Parsing the answer (DOMParser), then reading the result island and replacing the parts.
         "parse_swap_ms": marks["swapped"] - marks["body"],
         "settle_ms": marks["settled"] - marks["swapped"],
         # After the settle: pushState, the runtime's sync of the tools, execute() resolving.

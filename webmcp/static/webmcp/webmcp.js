@@ -293,6 +293,7 @@ function showRegion(answer, pushUrl) {
       shown = false;
     }
   }
+  if (shown) document.dispatchEvent(new CustomEvent("webmcp:shown")); // for the page's own scripts
   if (shown && pushUrl && pushUrl !== location.pathname + location.search) {
     // Marked as htmx's own entry: going back asks the server for that page again.
     history.pushState({ htmx: true }, "", pushUrl);
