@@ -50,8 +50,11 @@ run: messages
 APT_INSTALL = if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $(1); \
 	else sudo apt-get update -qq && sudo apt-get install -y -qq $(1); fi
 
+# Chromium, and a small font with Chinese glyphs so zh-Hant pages are drawn (and screenshots read)
+# as people see them rather than as empty boxes.
 chromium:
 	@test -x /usr/bin/chromium || { echo "Installing Debian's chromium"; $(call APT_INSTALL,chromium); }
+	@test -n "$$(fc-list :lang=zh 2>/dev/null)" || { echo "Installing a CJK font"; $(call APT_INSTALL,fonts-wqy-microhei); }
 
 test: messages chromium lighthouse/node_modules
 	$(PY) manage.py check --fail-level WARNING
