@@ -407,13 +407,7 @@ def _tool_input(request: HtmxHttpRequest, serializer: type) -> dict[str, Any]:
 
 def _tool_page(request: HtmxHttpRequest) -> str:
     """Path and query of the page a tool call came from (sent by the runtime), if it is this site's."""
-    page = request.headers.get("X-WebMCP-Page", "")
-    if page and url_has_allowed_host_and_scheme(
-        page, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        parts = urlsplit(page)
-        return f"{parts.path}?{parts.query}" if parts.query else parts.path
-    return ""
+    return _site_path(request, request.headers.get("X-WebMCP-Page", ""))
 
 
 def _tool_refusal(request: HtmxHttpRequest, error: DomainError) -> HttpResponse:
@@ -450,11 +444,15 @@ def _redirect_to_detail(request: HtmxHttpRequest, event_id: str) -> HttpResponse
 
 def _same_site_referer(request: HtmxHttpRequest) -> str:
     """The Referer's path and query when it is a page of this site, else ""."""
-    referer = request.headers.get("Referer", "")
-    if referer and url_has_allowed_host_and_scheme(
-        referer, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    return _site_path(request, request.headers.get("Referer", ""))
+
+
+def _site_path(request: HtmxHttpRequest, url: str) -> str:
+    """Path and query of `url` when it is a page of this site (never another host), else ""."""
+    if url and url_has_allowed_host_and_scheme(
+        url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
-        parts = urlsplit(referer)
+        parts = urlsplit(url)
         return f"{parts.path}?{parts.query}" if parts.query else parts.path
     return ""
 
