@@ -155,7 +155,7 @@ class CasePage:
                 if not confirm:
                     record.error = "the call waits for a person's confirmation, which this run does not give"
                     return
-                page.locator(":focus").click()
+                page.locator(harness_tools.PENDING_BUTTON).click()
                 record.confirmedByRunner = True
                 record.confirmation = {**waiting, "by": "runner click"}
             page.wait_for_timeout(50)

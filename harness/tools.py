@@ -2,11 +2,11 @@
 
 `page` is a Playwright page on one of the site's routes. The site renders each route's tools into a
 manifest (`<script id="webmcp-manifest">`) and its runtime registers them with
-`document.modelContext`; Chromium lists what is registered. A call that asks the person (a declarative
-form without `toolautosubmit`, or a tool whose manifest entry has `confirm: true`, whose form the
-runtime marks `data-webmcp-pending` and whose button it focuses) completes only after the person's
-press: such a call is started without awaiting it (`start_tool_call`), the button is found
-(`pending_confirmation`), pressed or not, and the call finished (`finish_tool_call`).
+`document.modelContext`; Chromium lists what is registered. A call that asks the person (a tool whose
+manifest entry has `confirm: true`, whose form the runtime marks `data-webmcp-pending` and whose
+button it focuses) completes only after the person's press: such a call is started without awaiting
+it (`start_tool_call`), the button is found (`pending_confirmation`), pressed or not, and the call
+finished (`finish_tool_call`).
 """
 
 from __future__ import annotations
@@ -102,9 +102,6 @@ def visible_event_ids(page) -> list[str]:
 
 
 _WAITS_FOR_PERSON = """(name) => {
-    const form = [...document.querySelectorAll('form[toolname]')]
-        .find((f) => f.getAttribute('toolname') === name);
-    if (form) return !form.hasAttribute('toolautosubmit');
     try {
         const node = document.getElementById('webmcp-manifest');
         const tools = JSON.parse((node && node.textContent) || '{}').tools || [];
@@ -123,22 +120,18 @@ _START_CALL = """async ([name, input]) => {
 }"""
 
 _PENDING_CONFIRMATION = """() => {
-    let button = null;
-    try { button = document.querySelector(':tool-submit-active'); } catch (e) { /* older build */ }
-    const active = document.activeElement;
-    const form = active && active.form;
-    const asks = form && (form.hasAttribute('toolname') || form.hasAttribute('data-webmcp-pending'));
-    if (!button && asks && active.type === 'submit') button = active;
+    const form = document.querySelector('form[data-webmcp-pending]');
+    const button = form && form.querySelector(
+        ':is(button[type=submit], button:not([type]), input[type=submit])');
     if (!button) return null;
-    const owner = button.form;
     return {button: (button.textContent || button.value || '').trim(),
-            form: owner ? (owner.getAttribute('toolname') || owner.dataset.webmcpConfirm || owner.id) : null};
+            form: form.dataset.webmcpConfirm || form.id || null};
 }"""
 
 
 def waits_for_person(page, name: str) -> bool:
-    """Whether a call of `name` completes only when the person presses the page's button: a declarative
-    form tool without `toolautosubmit`, or a tool the manifest marks `confirm: true`."""
+    """Whether a call of `name` completes only when the person presses the page's button: a tool the
+    manifest marks `confirm: true`."""
     return page.evaluate(_WAITS_FOR_PERSON, name)
 
 
@@ -157,11 +150,14 @@ def tool_call_pending(page) -> bool:
     return tool_call_outcome(page) is None
 
 
+#: The button of the form waiting for the person's press (a locator for Playwright).
+PENDING_BUTTON = "form[data-webmcp-pending] :is(button[type=submit], button:not([type]), input[type=submit])"
+
+
 def pending_confirmation(page) -> dict | None:
     """The button a started call waits on for the person's press, `{"button": its text, "form": the
-    form's tool name, confirm name or id}`; None when nothing waits. Chromium marks a declarative form's
-    button `:tool-submit-active`; otherwise it is the focused submit button of a tool form or of the
-    form the runtime marked `data-webmcp-pending`."""
+    tool it confirms, or the form's id}`: the submit button of the form the runtime marked
+    `data-webmcp-pending` (PENDING_BUTTON). None when nothing waits."""
     return page.evaluate(_PENDING_CONFIRMATION)
 
 
