@@ -49,7 +49,8 @@ def open_list(browser, base_url: str, *, init_script: str | None = None):
 # Marks inside the page during a tool call (performance.now(), ms), installed before any script of the
 # page. The call is one request: the runtime fetches the page route with `X-WebMCP-Tool`, reads the
 # answer (the search form, the results and the manifest, plus the result island), replaces those parts
-# of the page (then `webmcp:shown`) and only then answers. The marks, taken only once a tool's execute() has started:
+# of the page (then `webmcp:shown`) and only then answers. The marks, taken only once a tool's
+# execute() has started:
 #   invoked   the browser called the tool's execute() (registerTool is wrapped to see it)
 #   sent      the runtime called fetch() with the X-WebMCP-Tool header
 #   headers   fetch() resolved (the response's status and headers are in)
