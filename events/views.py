@@ -11,9 +11,7 @@ result the agent gets (`webmcp.responses`); a refusal is the JSON envelope, the 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -32,7 +30,7 @@ from rest_framework.serializers import Serializer
 from webmcp.responses import MalformedToolInput, tool_call, tool_input, tool_refusal, with_tool_result
 
 from . import ics, jsonld, policies, selectors, services
-from .api.envelope import current_state_version, error_envelope
+from .api.envelope import current_state_version, error_envelope, error_headers
 from .api.inputs import validated_input
 from .api.serializers import (
     CancelOutput,
@@ -44,9 +42,9 @@ from .api.serializers import (
     SearchOutput,
     UnsaveOutput,
 )
-from .api.throttling import WriteRateThrottle
+from .api.throttling import check_write_rate
 from .choices import Mode
-from .errors import AuthRequired, DomainError, EventNotFound, InvalidInput, RateLimited, RegistrationNotFound
+from .errors import AuthRequired, DomainError, EventNotFound, InvalidInput, RegistrationNotFound
 from .forms import PAGE_PARAM, EventSearchForm
 from .visitors import Visitor, client_mode, visitor_from_request
 
@@ -95,7 +93,7 @@ def _search_tool_call(request: HtmxHttpRequest, visitor: Visitor) -> HttpRespons
     except DomainError as error:
         return _tool_refusal(request, error)
     form = EventSearchForm(_querydict(conditions))
-    context = _list_context(request, visitor, form, mode=Mode.AGENT, conditions=conditions)
+    context = _list_context(request, visitor, form, mode=Mode.AGENT)
     state = {"state_version": context["webmcp_state"]["stateVersion"]}
     result = SearchOutput(context["result"], context=state).data
     url = reverse("event-list") + (f"?{_querydict(conditions).urlencode()}" if conditions else "")
@@ -109,10 +107,8 @@ def _list_context(
     form: EventSearchForm,
     *,
     mode: Mode | None,
-    conditions: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Everything the list page shows for `form`'s search. `conditions`, when given, are the
-    validated conditions to search with (a tool call's); otherwise the form's."""
+    """Everything the list page shows for `form`'s search (`mode=None`: a redraw, not recorded)."""
     context: dict[str, Any] = {"form": form, "result": None}
     if form.is_valid():
         page = form.page
@@ -121,7 +117,7 @@ def _list_context(
             mode=mode,
             limit=PAGE_SIZE,
             offset=(page - 1) * PAGE_SIZE,
-            **(form.conditions if conditions is None else conditions),
+            **form.conditions,
         )
         filters = _querydict(form.conditions)
         page_count = max(1, -(-result.total // PAGE_SIZE))
@@ -388,9 +384,7 @@ def _check_tool_write(request: HtmxHttpRequest, event_id: str) -> None:
     the API allows. A person's form post is not a tool call and passes."""
     if not tool_call(request):
         return
-    throttle = WriteRateThrottle()
-    if not throttle.allow_request(request, SimpleNamespace(throttle_scope="writes")):
-        raise RateLimited(extra={"retryAfter": math.ceil(throttle.wait() or 60)})
+    check_write_rate(request)
     validated_input(EventRefInput, {"event_id": event_id})
     _tool_input(request, NoInput)
 
@@ -412,10 +406,7 @@ def _tool_page(request: HtmxHttpRequest) -> str:
 
 def _tool_refusal(request: HtmxHttpRequest, error: DomainError) -> HttpResponse:
     envelope = error_envelope(error, state_version=current_state_version(request))
-    response = tool_refusal(envelope, status=error.http_status)
-    if "retryAfter" in error.extra:
-        response["Retry-After"] = str(error.extra["retryAfter"])
-    return response
+    return tool_refusal(envelope, status=error.http_status, headers=error_headers(error))
 
 
 def _refused(request: HtmxHttpRequest, event_id: str, error: DomainError) -> HttpResponse:

@@ -59,9 +59,14 @@ def with_tool_result(
     return _private(response)
 
 
-def tool_refusal(result: Mapping[str, Any], *, status: int) -> HttpResponse:
+def tool_refusal(
+    result: Mapping[str, Any], *, status: int, headers: Mapping[str, str] | None = None
+) -> HttpResponse:
     """A refused call: the envelope alone, so the runtime leaves the page untouched."""
-    return _private(JsonResponse(dict(result), status=status, json_dumps_params={"ensure_ascii": False}))
+    response = JsonResponse(
+        dict(result), status=status, headers=headers, json_dumps_params={"ensure_ascii": False}
+    )
+    return _private(response)
 
 
 def _private(response: HttpResponse) -> HttpResponse:

@@ -32,6 +32,12 @@ def error_envelope(error: DomainError, *, state_version: int | None = None) -> d
     return body
 
 
+def error_headers(error: DomainError) -> dict[str, str]:
+    """HTTP headers that go with the envelope: `Retry-After` when the error says how long to wait."""
+    wait = error.extra.get("retryAfter")
+    return {"Retry-After": str(wait)} if wait is not None else {}
+
+
 def current_state_version(request: Any) -> int | None:
     """The requesting visitor's stateVersion for an envelope, or None when it cannot be read.
 

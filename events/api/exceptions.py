@@ -7,7 +7,6 @@ unexpected is logged and answered with a 500 envelope, never an HTML page.
 from __future__ import annotations
 
 import logging
-import math
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -18,7 +17,8 @@ from rest_framework.response import Response
 
 from events import errors
 
-from .envelope import current_state_version, error_envelope
+from .envelope import current_state_version, error_envelope, error_headers
+from .throttling import retry_after
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ def to_domain_error(exc: Exception) -> errors.DomainError:
         return errors.AuthRequired()
     if isinstance(exc, exceptions.Throttled):
         # djangorestframework-stubs omit `Throttled.wait` (seconds or None, set by its __init__).
-        wait = math.ceil(exc.wait) if exc.wait is not None else 60  # type: ignore[attr-defined]
+        wait = retry_after(exc.wait)  # type: ignore[attr-defined]
         return errors.RateLimited(extra={"retryAfter": wait})
     if isinstance(exc, exceptions.MethodNotAllowed):
         return MethodNotAllowed()
@@ -99,7 +99,4 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     unreachable = isinstance(exc, OperationalError | InterfaceError)
     version = None if unreachable else current_state_version(context.get("request"))
     body = error_envelope(error, state_version=version)
-    headers = {}
-    if isinstance(error, errors.RateLimited):
-        headers["Retry-After"] = str(error.extra["retryAfter"])
-    return Response(body, status=error.http_status, headers=headers)
+    return Response(body, status=error.http_status, headers=error_headers(error))

@@ -26,7 +26,7 @@ from .serializers import (
     SearchOutput,
     UnsaveOutput,
 )
-from .throttling import WriteRateThrottle
+from .throttling import WRITES, WriteRateThrottle
 
 
 def _mode(request: Request) -> Mode:
@@ -80,7 +80,7 @@ class EventDetailApi(APIView):
 
 class SavedEventApi(APIView):
     throttle_classes = [WriteRateThrottle]
-    throttle_scope = "writes"
+    throttle_scope = WRITES
 
     @extend_schema(
         operation_id="save_event",
@@ -125,7 +125,7 @@ class SavedListApi(APIView):
 
 class RegistrationApi(APIView):
     throttle_classes = [WriteRateThrottle]
-    throttle_scope = "writes"
+    throttle_scope = WRITES
 
     @extend_schema(
         operation_id="register_event",
