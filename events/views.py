@@ -27,7 +27,14 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 from rest_framework.serializers import Serializer
 
-from webmcp.responses import MalformedToolInput, tool_call, tool_input, tool_refusal, with_tool_result
+from webmcp.responses import (
+    MalformedToolInput,
+    calling_page,
+    tool_call,
+    tool_input,
+    tool_refusal,
+    with_tool_result,
+)
 
 from . import ics, jsonld, policies, selectors, services
 from .api.envelope import current_state_version, error_envelope, error_headers
@@ -358,7 +365,7 @@ def _after_write(
     """htmx or a tool call: the refreshed region of the page the write came from (with the result for
     a tool call); otherwise a redirect back to that page."""
     tool = tool_call(request)
-    origin = urlsplit(_tool_page(request) if tool else _safe_next(request))
+    origin = urlsplit(calling_page(request) if tool else _safe_next(request))
     if not (request.htmx or tool):
         return redirect("me") if origin.path == reverse("me") else _redirect_to_detail(request, event_id)
     # The region belongs to that page, so its WebMCP manifest and form attributes must be the page's
@@ -399,11 +406,6 @@ def _tool_input(request: HtmxHttpRequest, serializer: type) -> dict[str, Any]:
     return validated_input(serializer, data)
 
 
-def _tool_page(request: HtmxHttpRequest) -> str:
-    """Path and query of the page a tool call came from (sent by the runtime), if it is this site's."""
-    return _site_path(request, request.headers.get("X-WebMCP-Page", ""))
-
-
 def _tool_refusal(request: HtmxHttpRequest, error: DomainError) -> HttpResponse:
     envelope = error_envelope(error, state_version=current_state_version(request))
     return tool_refusal(envelope, status=error.http_status, headers=error_headers(error))
@@ -435,15 +437,11 @@ def _redirect_to_detail(request: HtmxHttpRequest, event_id: str) -> HttpResponse
 
 def _same_site_referer(request: HtmxHttpRequest) -> str:
     """The Referer's path and query when it is a page of this site, else ""."""
-    return _site_path(request, request.headers.get("Referer", ""))
-
-
-def _site_path(request: HtmxHttpRequest, url: str) -> str:
-    """Path and query of `url` when it is a page of this site (never another host), else ""."""
-    if url and url_has_allowed_host_and_scheme(
-        url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    referer = request.headers.get("Referer", "")
+    if referer and url_has_allowed_host_and_scheme(
+        referer, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
-        parts = urlsplit(url)
+        parts = urlsplit(referer)
         return f"{parts.path}?{parts.query}" if parts.query else parts.path
     return ""
 

@@ -125,6 +125,8 @@ DEFAULT_TEXTS: dict[str, Any] = {
 
 #: Request header naming the tool a call comes from; its answer then carries the tool's result.
 TOOL_HEADER = "X-WebMCP-Tool"
+#: Request header with the address of the page a tool call came from (whose region the answer redraws).
+PAGE_HEADER = "X-WebMCP-Page"
 #: id of the JSON island that carries a tool result inside an HTML answer.
 RESULT_ELEMENT_ID = "webmcp-result"
 

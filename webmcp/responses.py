@@ -13,18 +13,31 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.utils.html import json_script
+from django.utils.http import url_has_allowed_host_and_scheme
 
-from webmcp.registry import RESULT_ELEMENT_ID, TOOL_HEADER, TOOL_NAME_PATTERN
+from webmcp.registry import PAGE_HEADER, RESULT_ELEMENT_ID, TOOL_HEADER, TOOL_NAME_PATTERN
 
 
 def tool_call(request: HttpRequest) -> str | None:
     """The name of the tool this request is a call of, or None for a person's request."""
     name = request.headers.get(TOOL_HEADER, "")
     return name if TOOL_NAME_PATTERN.fullmatch(name) else None
+
+
+def calling_page(request: HttpRequest) -> str:
+    """Path and query of the page a tool call came from, when it is a page of this site; else ""."""
+    page = request.headers.get(PAGE_HEADER, "")
+    if not page or not url_has_allowed_host_and_scheme(
+        page, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return ""
+    parts = urlsplit(page)
+    return f"{parts.path}?{parts.query}" if parts.query else parts.path
 
 
 class MalformedToolInput(ValueError):

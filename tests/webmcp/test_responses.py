@@ -11,8 +11,15 @@ from django.test import RequestFactory
 from django.utils.cache import patch_vary_headers
 
 from tests.webmcp.helpers import BREAKOUT, Elements
-from webmcp.registry import RESULT_ELEMENT_ID, TOOL_HEADER
-from webmcp.responses import MalformedToolInput, tool_call, tool_input, tool_refusal, with_tool_result
+from webmcp.registry import PAGE_HEADER, RESULT_ELEMENT_ID, TOOL_HEADER
+from webmcp.responses import (
+    MalformedToolInput,
+    calling_page,
+    tool_call,
+    tool_input,
+    tool_refusal,
+    with_tool_result,
+)
 
 factory = RequestFactory()
 
@@ -215,3 +222,20 @@ def test_a_refusal_is_the_envelope_alone_with_its_status(status: int) -> None:
 def test_a_refusal_keeps_non_ascii_text_readable() -> None:
     content = tool_refusal(ENVELOPE, status=404).content.decode()
     assert "找不到活動" in content
+
+
+@pytest.mark.parametrize(
+    ("page", "expected"),
+    [
+        ("http://testserver/events/?location=taipei", "/events/?location=taipei"),
+        ("http://testserver/me/", "/me/"),
+        ("/events/evt-a/", "/events/evt-a/"),
+        ("https://elsewhere.example/me/", ""),  # another site's page never picks what is redrawn
+        ("//elsewhere.example/me/", ""),
+        ("javascript:alert(1)", ""),
+        ("", ""),
+    ],
+)
+def test_the_calling_page_is_a_page_of_this_site_or_nothing(page: str, expected: str) -> None:
+    request = factory.post("/events/evt-a/save/", headers={PAGE_HEADER: page} if page else {})
+    assert calling_page(request) == expected
