@@ -140,8 +140,13 @@ def register_event(*, visitor: Visitor, mode: Mode, event_id: str) -> Registrati
             already_registered=True,
             state_version=state_version(visitor=visitor),
         )
-    # Seats are counted under the event's row lock, so concurrent calls cannot oversell.
-    confirmed = Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).count()
+    # Seats are counted under the event's row lock, so concurrent calls cannot oversell (an event
+    # without a seat limit needs no count).
+    confirmed = (
+        Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).count()
+        if event.capacity is not None
+        else None
+    )
     policies.may_register(
         policies.EventFacts.of(event, confirmed=confirmed), _facts(visitor), now=timezone.now()
     ).enforce()
