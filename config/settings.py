@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "django_tasks_db",
     "webmcp",
     "events",
     "accounts",
@@ -139,6 +140,7 @@ def smtp_options() -> dict[str, object]:
         "username": os.environ.get("EMAIL_HOST_USER"),
         "password": os.environ.get("EMAIL_HOST_PASSWORD"),
         "use_tls": True if env_bool("EMAIL_USE_TLS", False) else None,
+        "timeout": int(os.environ.get("EMAIL_TIMEOUT", "30")),  # below NOTIFICATION_SEND_LEASE
     }
     return {key: value for key, value in options.items() if value is not None}
 
@@ -158,6 +160,24 @@ MAILERS = {
 # Absolute links in e-mails (sent after commit, outside any request).
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "AgentReady Events <noreply@localhost>")
+
+def env_seconds(name: str, default: str) -> list[int]:
+    return [int(value) for value in env_list(name, default)]
+
+
+# Background work (events/tasks.py): tasks live in the project's database; `manage.py db_worker` runs
+# them. Every e-mail goes through the outbox (events/outbox.py): retried after these delays (seconds;
+# the default spans about 34 hours), an attempt older than the lease counted as dead.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+NOTIFICATION_RETRY_DELAYS = env_seconds(
+    "NOTIFICATION_RETRY_DELAYS", "60,300,900,3600,10800,21600,43200,43200"
+)
+NOTIFICATION_SEND_LEASE = int(os.environ.get("NOTIFICATION_SEND_LEASE", "120"))
+
+# The waiting list (events/services.py): no seat is offered this close to the start; the sweep task
+# ends expired offers this often (each offer also has its own task at its expiry).
+WAITLIST_OFFERS_STOP_HOURS = float(os.environ.get("WAITLIST_OFFERS_STOP_HOURS", "2"))
+WAITLIST_SWEEP_MINUTES = float(os.environ.get("WAITLIST_SWEEP_MINUTES", "5"))
 
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 

@@ -6,4 +6,8 @@ class EventsConfig(AppConfig):
     verbose_name = "Events"
 
     def ready(self) -> None:
-        from . import signals  # noqa: F401 - connects the receivers
+        from django.db.models.signals import post_migrate
+
+        from . import signals
+
+        post_migrate.connect(signals.schedule_waitlist_sweep, sender=self, dispatch_uid="waitlist_sweep")

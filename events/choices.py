@@ -35,6 +35,35 @@ class RegistrationStatus(models.TextChoices):
     CANCELLED = "cancelled", _("Cancelled")
 
 
+class WaitlistStatus(models.TextChoices):
+    """A waiting-list entry is active while waiting or offered; every other status ends it."""
+
+    WAITING = "waiting", _("Waiting")
+    OFFERED = "offered", _("Offered a seat")
+    CLAIMED = "claimed", _("Registered")
+    DECLINED = "declined", _("Declined the offer")
+    LEFT = "left", _("Left the list")
+    EXPIRED = "expired", _("Offer expired")
+    CLOSED = "closed", _("Event cancelled")
+
+
+ACTIVE_WAITLIST = (WaitlistStatus.WAITING, WaitlistStatus.OFFERED)
+
+
+class NotificationKind(models.TextChoices):
+    REGISTRATION_CONFIRMED = "registration_confirmed", _("Registration confirmed")
+    WAITLIST_OFFER = "waitlist_offer", _("Seat offered")
+    OFFER_EXPIRED = "offer_expired", _("Offer expired")
+    EVENT_CANCELLED = "event_cancelled", _("Event cancelled")
+
+
+class NotificationStatus(models.TextChoices):
+    PENDING = "pending", _("Waiting to be sent")
+    SENDING = "sending", _("Being sent")
+    SENT = "sent", _("Sent")
+    FAILED = "failed", _("Failed")
+
+
 class Mode(models.TextChoices):
     """Who made a request: a person on a page, an agent through a tool, a program on the API, or an
     organiser in the admin."""

@@ -1,15 +1,27 @@
-"""E-mails to visitors. One function per message, so every path that registers sends the same mail."""
+"""E-mails to people, built from an outbox row (`Notification`) when the worker sends it.
+
+One builder per kind, so every path that causes a mail (page, API, tool, admin, task) sends the same
+message. The mail is rendered at send time in the language the cause was made in; links are absolute
+with SITE_URL. Its Message-ID comes from the notification's idempotency key, so even a resend after a
+crash mid-send is recognisable as the same message.
+"""
 
 from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.mail import EmailMessage
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 
 from . import ics
-from .models import Registration
+from .choices import NotificationKind
+from .models import Notification
 
 
 def site_url(path: str, *, base_url: str = "") -> str:
@@ -18,56 +30,49 @@ def site_url(path: str, *, base_url: str = "") -> str:
     return f"{base}{path}" if base else path
 
 
-def send_registration_confirmation(registration: Registration, *, base_url: str = "") -> bool:
-    """Mail the registered person a confirmation with the event's `.ics` attached.
-
-    Call it once per new or re-activated registration, never for an "already registered" answer.
-    Returns False (and sends nothing) when the account has no e-mail address. Uses the active
-    language; `base_url` (e.g. `request.build_absolute_uri("/")`) makes the links absolute.
-    """
-    user = registration.user
-    if not user.email:
-        return False
-    event = registration.event
-    event_url = site_url(reverse("event-detail", kwargs={"event_id": event.public_id}), base_url=base_url)
-    context = {
-        "registration": registration,
-        "event": event,
-        "user": user,
-        "event_url": event_url,
-        "me_url": site_url(reverse("me"), base_url=base_url),
-        "LANGUAGE_CODE": translation.get_language(),
-    }
-    subject = " ".join(render_to_string("events/email/registration_subject.txt", context).split())
-    body = render_to_string("events/email/registration_body.txt", context)
-    message = EmailMessage(
-        subject=subject,
-        body=body,
-        to=[user.email],
-        attachments=[(ics.filename(event), ics.event_calendar(event, url=event_url), "text/calendar")],
-    )
-    message.send()
-    return True
+def build_message(notification: Notification) -> EmailMessage:
+    """The e-mail `notification` stands for, in its language."""
+    with translation.override(notification.language or settings.LANGUAGE_CODE):
+        event = notification.event
+        event_url = site_url(reverse("event-detail", kwargs={"event_id": event.public_id}))
+        context: dict[str, Any] = {
+            "event": event,
+            "user": notification.user,
+            "registration": notification.registration,
+            "entry": notification.entry,
+            "event_url": event_url,
+            "me_url": site_url(reverse("me")),
+            "list_url": site_url(reverse("event-list")),
+            "LANGUAGE_CODE": translation.get_language(),
+        }
+        if notification.entry is not None and notification.entry.expires_at is not None:
+            context["expires_at"] = timezone.localtime(notification.entry.expires_at)
+        name = TEMPLATES[NotificationKind(notification.kind)]
+        subject = " ".join(render_to_string(f"events/email/{name}_subject.txt", context).split())
+        body = render_to_string(f"events/email/{name}_body.txt", context)
+        message = EmailMessage(subject=subject, body=body, to=[notification.email])
+        ATTACH.get(NotificationKind(notification.kind), _nothing)(message, notification, event_url)
+    digest = hashlib.sha256(notification.key.encode()).hexdigest()[:32]
+    domain = urlsplit(site_url("/")).hostname or "localhost"
+    message.extra_headers["Message-ID"] = f"<{digest}@{domain}>"
+    return message
 
 
-def send_event_cancelled(registration: Registration, *, base_url: str = "") -> bool:
-    """Tell a person whose registration ended because the organiser cancelled the event.
+def _attach_calendar(message: EmailMessage, notification: Notification, event_url: str) -> None:
+    event = notification.event
+    message.attach(ics.filename(event), ics.event_calendar(event, url=event_url), "text/calendar")
 
-    Returns False (and sends nothing) when the account has no e-mail address.
-    """
-    user = registration.user
-    if not user.email:
-        return False
-    event = registration.event
-    context = {
-        "event": event,
-        "user": user,
-        "event_url": site_url(
-            reverse("event-detail", kwargs={"event_id": event.public_id}), base_url=base_url
-        ),
-        "list_url": site_url(reverse("event-list"), base_url=base_url),
-    }
-    subject = " ".join(render_to_string("events/email/event_cancelled_subject.txt", context).split())
-    body = render_to_string("events/email/event_cancelled_body.txt", context)
-    EmailMessage(subject=subject, body=body, to=[user.email]).send()
-    return True
+
+def _nothing(message: EmailMessage, notification: Notification, event_url: str) -> None:
+    return None
+
+
+TEMPLATES = {
+    NotificationKind.REGISTRATION_CONFIRMED: "registration",
+    NotificationKind.WAITLIST_OFFER: "waitlist_offer",
+    NotificationKind.OFFER_EXPIRED: "offer_expired",
+    NotificationKind.EVENT_CANCELLED: "event_cancelled",
+}
+ATTACH: dict[NotificationKind, Callable[[EmailMessage, Notification, str], None]] = {
+    NotificationKind.REGISTRATION_CONFIRMED: _attach_calendar,
+}

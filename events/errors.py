@@ -110,6 +110,27 @@ class EventCancelled(Conflict):
     default_message = "This event has been cancelled."
 
 
+class AlreadyRegistered(Conflict):
+    reason = "ALREADY_REGISTERED"
+    person_message = _("You are already registered for this event.")
+    default_message = "The person is already registered for this event; there is nothing to wait for."
+    next_action = "Tell the person they already have a seat."
+
+
+class SeatsAvailable(Conflict):
+    reason = "SEATS_AVAILABLE"
+    person_message = _("This event still has free seats: register directly.")
+    default_message = "This event has free seats; the waiting list is only for full events."
+    next_action = "Offer to register the person with register_event instead (they confirm)."
+
+
+class WaitlistClosed(Conflict):
+    reason = "WAITLIST_CLOSED"
+    person_message = _("The event starts soon: no more seats are offered from the waiting list.")
+    default_message = "The event starts too soon for the waiting list; a seat that frees is open to anyone."
+    next_action = "Tell the person; if get_event_details shows a free seat, they may register."
+
+
 class TemporaryFailure(DomainError):
     code = "TEMPORARY_FAILURE"
     reason = "EVENT_SERVICE_UNAVAILABLE"

@@ -4,16 +4,28 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import RegexValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Count, F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from .choices import EventStatus, Level, Location, Mode, Price, RegistrationStatus
+from .choices import (
+    ACTIVE_WAITLIST,
+    EventStatus,
+    Level,
+    Location,
+    Mode,
+    NotificationKind,
+    NotificationStatus,
+    Price,
+    RegistrationStatus,
+    WaitlistStatus,
+)
 from .policies import EventFacts, VisitorFacts, may_register
 
+MAX_OFFER_HOURS = 7 * 24
 PUBLIC_ID_PATTERN = r"^evt-[a-z0-9]+(?:-[a-z0-9]+)*$"
 public_id_validator = RegexValidator(
     PUBLIC_ID_PATTERN, _("An event id is 'evt-' followed by lowercase letters, digits and hyphens.")
@@ -41,22 +53,22 @@ class EventQuerySet(models.QuerySet["Event"]):
         return self.filter(Q(title__icontains=text) | Q(summary__icontains=text))
 
     def with_seats(self) -> EventQuerySet:
-        """Annotate `confirmed_count` (and `seats_left`, None when unlimited) in the same query.
+        """Annotate `confirmed_count`, `held_count` (seats held by waiting-list offers) and
+        `seats_left` (None when unlimited) in the same query.
 
-        A correlated subquery rather than a join with GROUP BY: the database counts seats only for
+        Correlated subqueries rather than a join with GROUP BY: the database counts seats only for
         the rows it returns, so a page of 10 events stays 10 lookups however many events match
         (measured by `make bench`, figure "scale").
         """
-        confirmed = (
-            Registration.objects.filter(event=OuterRef("pk"), status=RegistrationStatus.CONFIRMED)
-            .order_by()
-            .values("event")
-            .annotate(count=Count("pk"))
-            .values("count")
-        )
+
+        def count(rows: models.QuerySet) -> Coalesce:
+            counted = rows.filter(event=OuterRef("pk")).order_by().values("event").annotate(n=Count("pk"))
+            return Coalesce(Subquery(counted.values("n"), output_field=models.IntegerField()), 0)
+
         return self.annotate(
-            confirmed_count=Coalesce(Subquery(confirmed, output_field=models.IntegerField()), 0)
-        ).annotate(seats_left=F("capacity") - F("confirmed_count"))
+            confirmed_count=count(Registration.objects.filter(status=RegistrationStatus.CONFIRMED)),
+            held_count=count(WaitlistEntry.objects.filter(status=WaitlistStatus.OFFERED)),
+        ).annotate(seats_left=F("capacity") - F("confirmed_count") - F("held_count"))
 
 
 class Event(models.Model):
@@ -83,6 +95,14 @@ class Event(models.Model):
     )
     status = models.CharField(
         _("status"), max_length=20, choices=EventStatus.choices, default=EventStatus.DRAFT
+    )
+    offer_hours = models.PositiveSmallIntegerField(
+        _("offer held for (hours)"),
+        default=24,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_OFFER_HOURS)],
+        help_text=_(
+            "How long a seat offered from the waiting list is held (1 hour to 7 days, never past the start)."
+        ),
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -123,6 +143,11 @@ class Event(models.Model):
             models.CheckConstraint(condition=Q(level__in=Level.values), name="event_level_valid"),
             models.CheckConstraint(condition=Q(price__in=Price.values), name="event_price_valid"),
             models.CheckConstraint(condition=Q(status__in=EventStatus.values), name="event_status_valid"),
+            models.CheckConstraint(
+                condition=Q(offer_hours__gte=1, offer_hours__lte=MAX_OFFER_HOURS),
+                name="event_offer_hours_range",
+                violation_error_message=_("An offer is held between 1 hour and 7 days."),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -151,11 +176,13 @@ class Event(models.Model):
         return self.starts_at <= (now or timezone.now())
 
     def facts(self) -> EventFacts:
-        """This event as the policies see it; the confirmed count from `with_seats()` when annotated."""
+        """This event as the policies see it; the seat counts from `with_seats()` when annotated."""
         confirmed = getattr(self, "confirmed_count", None)
+        held = getattr(self, "held_count", None)
         if confirmed is None and self.capacity is not None:
             confirmed = self.registrations.filter(status=RegistrationStatus.CONFIRMED).count()
-        return EventFacts.of(self, confirmed=confirmed)
+            held = self.waitlist.filter(status=WaitlistStatus.OFFERED).count()
+        return EventFacts.of(self, confirmed=confirmed, held=held or 0)
 
     @property
     def is_full(self) -> bool:
@@ -246,6 +273,98 @@ class Registration(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status == RegistrationStatus.CONFIRMED
+
+
+class WaitlistEntry(models.Model):
+    """A person waiting for a seat of a full event, first come, first served.
+
+    While `offered`, a seat is held for them until `expires_at` (it counts against capacity).
+    Every other status but `waiting` ends the entry; joining again starts a new one at the back.
+    """
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="waitlist")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="waitlist")
+    status = models.CharField(
+        _("status"), max_length=20, choices=WaitlistStatus.choices, default=WaitlistStatus.WAITING
+    )
+    joined_at = models.DateTimeField(_("joined"), default=timezone.now)
+    offered_at = models.DateTimeField(_("offered"), null=True, blank=True)
+    expires_at = models.DateTimeField(_("offer expires"), null=True, blank=True)
+    ended_at = models.DateTimeField(_("ended"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["joined_at", "id"]
+        verbose_name = _("waiting-list entry")
+        verbose_name_plural = _("waiting list")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "event"],
+                condition=Q(status__in=ACTIVE_WAITLIST),
+                name="waitlist_one_active_per_user_event",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=WaitlistStatus.values), name="waitlist_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=~Q(status=WaitlistStatus.OFFERED) | Q(expires_at__isnull=False),
+                name="waitlist_offer_expires",
+            ),
+        ]
+        indexes = [models.Index(fields=["event", "status", "joined_at"], name="waitlist_queue")]
+
+    def __str__(self) -> str:
+        return f"{self.user} waits for {self.event.public_id} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in ACTIVE_WAITLIST
+
+    @property
+    def has_offer(self) -> bool:
+        return self.status == WaitlistStatus.OFFERED
+
+
+class Notification(models.Model):
+    """An e-mail to send: written in the same transaction as the change that causes it (an outbox),
+    sent by the task worker, retried with backoff, and never sent twice for the same `key`."""
+
+    kind = models.CharField(_("kind"), max_length=30, choices=NotificationKind.choices)
+    key = models.CharField(_("idempotency key"), max_length=200, unique=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
+    email = models.EmailField(_("to"))
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="notifications")
+    registration = models.ForeignKey(
+        Registration, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    entry = models.ForeignKey(
+        WaitlistEntry, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    language = models.CharField(_("language"), max_length=10)
+    status = models.CharField(
+        _("status"), max_length=10, choices=NotificationStatus.choices, default=NotificationStatus.PENDING
+    )
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    last_error = models.TextField(_("last error"), blank=True)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    claimed_at = models.DateTimeField(_("last attempt"), null=True, blank=True)
+    sent_at = models.DateTimeField(_("sent"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("notification")
+        verbose_name_plural = _("notifications")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=NotificationKind.values), name="notification_kind_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=NotificationStatus.values), name="notification_status_valid"
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "created_at"], name="notification_status")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} → {self.email} ({self.status})"
 
 
 class VisitorState(models.Model):

@@ -10,11 +10,14 @@ database access and no clock of their own (`now` is given), so a table of cases 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
+
+from django.conf import settings
 
 from .choices import EventStatus
 from .errors import (
+    AlreadyRegistered,
     AuthRequired,
     DomainError,
     EventCancelled,
@@ -22,6 +25,8 @@ from .errors import (
     EventNotFound,
     RegistrationClosed,
     RegistrationNotFound,
+    SeatsAvailable,
+    WaitlistClosed,
 )
 
 if TYPE_CHECKING:
@@ -36,21 +41,31 @@ class EventFacts:
     starts_at: datetime
     capacity: int | None
     confirmed: int | None = None  # confirmed registrations; None when the question needs no count
+    held: int = 0  # seats held by pending waiting-list offers
 
     @classmethod
-    def of(cls, event: Event, *, confirmed: int | None = None) -> EventFacts:
+    def of(cls, event: Event, *, confirmed: int | None = None, held: int = 0) -> EventFacts:
         return cls(
-            status=event.status, starts_at=event.starts_at, capacity=event.capacity, confirmed=confirmed
+            status=event.status,
+            starts_at=event.starts_at,
+            capacity=event.capacity,
+            confirmed=confirmed,
+            held=held,
         )
 
     @property
     def seats_left(self) -> int | None:
-        """None when the event has no seat limit."""
+        """Seats nobody has and nobody is offered; None when the event has no seat limit."""
         if self.capacity is None:
             return None
         if self.confirmed is None:
             raise ValueError("Seats were asked about facts read without the confirmed count.")
-        return max(0, self.capacity - self.confirmed)
+        return max(0, self.capacity - self.confirmed - self.held)
+
+    @property
+    def last_offer_at(self) -> datetime:
+        """After this moment no seat is offered from the waiting list: freed seats are open to anyone."""
+        return self.starts_at - offers_stop_before_start()
 
     @property
     def is_full(self) -> bool:
@@ -67,6 +82,8 @@ class VisitorFacts:
     signed_in: bool
     has_session: bool = True  # saving needs somewhere to keep the save
     registered: bool = False  # holds an active registration for this event
+    waiting: bool = False  # has an active waiting-list entry (waiting or offered)
+    holds_offer: bool = False  # a seat is held for them by a pending offer
 
 
 @dataclass(frozen=True)
@@ -100,8 +117,14 @@ def _visible(event: EventFacts) -> Answer:
     return ALLOWED
 
 
+def offers_stop_before_start() -> timedelta:
+    """How long before the start the waiting list stops offering seats (WAITLIST_OFFERS_STOP_HOURS)."""
+    return timedelta(hours=settings.WAITLIST_OFFERS_STOP_HOURS)
+
+
 def may_register(event: EventFacts, visitor: VisitorFacts, *, now: datetime) -> Answer:
-    """A new registration: a signed-in person, a published event that has not started, a free seat.
+    """A new registration: a signed-in person, a published event that has not started, a seat that
+    is free or held for them by an offer (a seat held for someone else is not free).
 
     Someone already registered is allowed: registering again answers `alreadyRegistered`.
     """
@@ -113,9 +136,34 @@ def may_register(event: EventFacts, visitor: VisitorFacts, *, now: datetime) -> 
         return answer
     if event.has_started(now):
         return Answer(RegistrationClosed())
-    if event.is_full:
+    if event.is_full and not visitor.holds_offer:
         return Answer(EventFull())
     return ALLOWED
+
+
+def may_join_waitlist(event: EventFacts, visitor: VisitorFacts, *, now: datetime) -> Answer:
+    """Joining the waiting list: a signed-in person without a seat, a published event that is full
+    and far enough from its start for offers to be made. Joining again is allowed (idempotent)."""
+    if not visitor.signed_in:
+        return Answer(AuthRequired("Sign in to join the waiting list."))
+    if visitor.registered:
+        return Answer(AlreadyRegistered())
+    if visitor.waiting:
+        return ALLOWED
+    if not (answer := _visible(event)):
+        return answer
+    if event.has_started(now):
+        return Answer(RegistrationClosed())
+    if now >= event.last_offer_at:
+        return Answer(WaitlistClosed())
+    if not event.is_full:
+        return Answer(SeatsAvailable())
+    return ALLOWED
+
+
+def may_offer(event: EventFacts, *, now: datetime) -> bool:
+    """Whether a freed seat goes to the next waiting person (else it is open to anyone)."""
+    return event.status == EventStatus.PUBLISHED and now < event.last_offer_at
 
 
 def may_cancel(event: EventFacts, visitor: VisitorFacts, *, now: datetime) -> Answer:
@@ -143,15 +191,23 @@ def may_save(event: EventFacts, visitor: VisitorFacts) -> Answer:
 class Permissions:
     """What a page may offer one visitor for one event: its buttons and its tools."""
 
-    register: bool  # a signed-in person not yet registered would be accepted
+    register: (
+        bool  # a signed-in person not yet registered (holding the visitor's offer, if any) would be accepted
+    )
     cancel: bool
     save: bool
+    join_waitlist: bool  # a signed-in person not yet waiting would be accepted
+    leave_waitlist: bool  # the visitor is on the waiting list (leaving with an offer declines it)
 
 
 def permissions(event: EventFacts, visitor: VisitorFacts, *, now: datetime) -> Permissions:
-    newcomer = VisitorFacts(signed_in=True)
+    newcomer = VisitorFacts(signed_in=True, holds_offer=visitor.holds_offer)
     return Permissions(
         register=may_register(event, newcomer, now=now).allowed,
         cancel=may_cancel(event, visitor, now=now).allowed,
         save=may_save(event, VisitorFacts(signed_in=visitor.signed_in)).allowed,  # a visit opens a session
+        join_waitlist=not visitor.registered
+        and not visitor.waiting
+        and may_join_waitlist(event, VisitorFacts(signed_in=True), now=now).allowed,
+        leave_waitlist=visitor.signed_in and visitor.waiting,
     )

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
-from django.db.models import Exists, OuterRef, Prefetch
+from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, Subquery
+from django.db.models.functions import Coalesce
 
 from .activity import records_activity
-from .choices import Mode, RegistrationStatus
+from .choices import ACTIVE_WAITLIST, Mode, RegistrationStatus
 from .errors import AuthRequired, EventNotFound
-from .models import Event, Registration, SavedEvent, VisitorState
+from .models import Event, Registration, SavedEvent, VisitorState, WaitlistEntry
 from .visitors import Visitor
 
 QUERY_MAX_LENGTH = 100
@@ -32,10 +34,27 @@ class SearchResult:
 
 
 @dataclass(frozen=True)
+class WaitlistPlace:
+    """A person's place on an event's waiting list: 1-based, and the seat held for them, if any."""
+
+    entry: WaitlistEntry
+    position: int
+
+    @property
+    def event(self) -> Event:
+        return self.entry.event
+
+    @property
+    def offer_expires_at(self) -> datetime | None:
+        return self.entry.expires_at if self.entry.has_offer else None
+
+
+@dataclass(frozen=True)
 class EventDetails:
     event: Event
     is_saved: bool
     registration: Registration | None
+    waitlist: WaitlistPlace | None = None
 
     @property
     def is_registered(self) -> bool:
@@ -98,14 +117,62 @@ def get_event_details(*, visitor: Visitor, mode: Mode | None, event_id: str) -> 
     )
     if event is None:
         raise EventNotFound()
-    registration = None
+    registration = place = None
     if visitor.user is not None:
         registration = (
             Registration.objects.filter(user=visitor.user, event=event).order_by("-updated_at", "-id").first()
         )
+        entry = WaitlistEntry.objects.filter(
+            user=visitor.user, event=event, status__in=ACTIVE_WAITLIST
+        ).first()
+        if entry is not None:
+            entry.event = event
+            place = waitlist_place(entry)
     return EventDetails(
-        event=event, is_saved=getattr(event, "visitor_saved", False), registration=registration
+        event=event,
+        is_saved=getattr(event, "visitor_saved", False),
+        registration=registration,
+        waitlist=place,
     )
+
+
+def waitlist_place(entry: WaitlistEntry) -> WaitlistPlace:
+    """The entry's 1-based position among the event's active entries, first come, first served."""
+    return WaitlistPlace(entry=entry, position=_ahead(entry.event_id, entry.joined_at, entry.pk) + 1)
+
+
+def _ahead(event_pk: int, joined_at: datetime, pk: int) -> int:
+    return WaitlistEntry.objects.filter(
+        Q(joined_at__lt=joined_at) | Q(joined_at=joined_at, pk__lt=pk),
+        event_id=event_pk,
+        status__in=ACTIVE_WAITLIST,
+    ).count()
+
+
+def list_waitlist(*, visitor: Visitor) -> list[WaitlistPlace]:
+    """The signed-in visitor's places on waiting lists, offers first, then by the event's start."""
+    if visitor.user is None:
+        raise AuthRequired()
+    ahead = WaitlistEntry.objects.filter(
+        Q(joined_at__lt=OuterRef("joined_at")) | Q(joined_at=OuterRef("joined_at"), pk__lt=OuterRef("pk")),
+        event=OuterRef("event"),
+        status__in=ACTIVE_WAITLIST,
+    )
+    entries = (
+        WaitlistEntry.objects.filter(user=visitor.user, status__in=ACTIVE_WAITLIST)
+        .select_related("event")
+        .annotate(ahead=_count(ahead))
+    )
+    places = [WaitlistPlace(entry=entry, position=entry.ahead + 1) for entry in entries]
+    return sorted(
+        places, key=lambda place: (not place.entry.has_offer, place.event.starts_at, place.entry.pk)
+    )
+
+
+def _count(rows):
+    """A correlated COUNT(*) of `rows` (an OuterRef-filtered queryset) as an integer expression."""
+    counted = rows.order_by().values("event").annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 
 def with_saved(events, *, visitor: Visitor):

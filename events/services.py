@@ -6,18 +6,19 @@ never on a no-op.
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from . import emails, policies
+from . import outbox, policies, tasks
 from .activity import records_activity
-from .choices import EventStatus, Mode, RegistrationStatus
+from .choices import ACTIVE_WAITLIST, EventStatus, Mode, NotificationKind, RegistrationStatus, WaitlistStatus
 from .errors import AuthRequired, EventNotFound, PermissionDenied, RegistrationNotFound
-from .models import Event, Registration, SavedEvent, VisitorState
-from .selectors import saved_owner, state_version
+from .models import Event, Registration, SavedEvent, VisitorState, WaitlistEntry
+from .selectors import WaitlistPlace, saved_owner, state_version, waitlist_place
 from .visitors import Visitor
 
 
@@ -121,13 +122,16 @@ def unsave_event(*, visitor: Visitor, mode: Mode, event_id: str) -> UnsaveResult
 def register_event(*, visitor: Visitor, mode: Mode, event_id: str) -> RegistrationResult:
     """Register the signed-in visitor, or return the registration they already have.
 
-    Locks the event row before counting confirmed seats, so concurrent calls cannot oversell.
-    A cancelled registration is re-activated rather than duplicated. After commit, a new or
-    re-activated registration is confirmed by e-mail with the event's `.ics` (once, on every path).
+    Locks the event row before counting seats, so concurrent calls cannot oversell; a seat held by a
+    waiting-list offer is free only for its holder, who claims it here (the entry leaves the list in
+    the same transaction). A cancelled registration is re-activated rather than duplicated. A new or
+    re-activated registration is confirmed by e-mail with the event's `.ics` (through the outbox).
     """
     if visitor.user is None:
         raise AuthRequired()
     event = _public_event(event_id, lock=True)
+    now = timezone.now()
+    _process_queue(event, now=now)
     # At most one is confirmed (a constraint); the newest cancelled one is re-activated if needed.
     registrations = list(
         Registration.objects.filter(user=visitor.user, event=event).order_by("-updated_at", "-id")
@@ -140,15 +144,11 @@ def register_event(*, visitor: Visitor, mode: Mode, event_id: str) -> Registrati
             already_registered=True,
             state_version=state_version(visitor=visitor),
         )
-    # Seats are counted under the event's row lock, so concurrent calls cannot oversell (an event
-    # without a seat limit needs no count).
-    confirmed = (
-        Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).count()
-        if event.capacity is not None
-        else None
-    )
+    entry = _active_entry(visitor, event)
     policies.may_register(
-        policies.EventFacts.of(event, confirmed=confirmed), _facts(visitor), now=timezone.now()
+        _locked_facts(event),
+        _facts(visitor, waiting=entry is not None, holds_offer=entry is not None and entry.has_offer),
+        now=now,
     ).enforce()
     previous = registrations[0] if registrations else None
     if previous is not None:
@@ -157,12 +157,18 @@ def register_event(*, visitor: Visitor, mode: Mode, event_id: str) -> Registrati
         registration, created = previous, False
     else:
         registration, created = Registration.objects.create(user=visitor.user, event=event), True
-    transaction.on_commit(lambda: emails.send_registration_confirmation(registration), robust=True)
-    return RegistrationResult(
+    if entry is not None:
+        _end_entry(entry, WaitlistStatus.CLAIMED, now=now)
+    version = bump_state_version(visitor=visitor)
+    outbox.notify(
+        NotificationKind.REGISTRATION_CONFIRMED,
+        user=visitor.user,
+        event=event,
+        cause=f"registration-{registration.pk}-v{version}",
         registration=registration,
-        created=created,
-        already_registered=False,
-        state_version=bump_state_version(visitor=visitor),
+    )
+    return RegistrationResult(
+        registration=registration, created=created, already_registered=False, state_version=version
     )
 
 
@@ -182,11 +188,11 @@ def cancel_registration(*, visitor: Visitor, mode: Mode, event_id: str) -> Cance
         return CancelResult(
             registration=registration, already_cancelled=True, state_version=state_version(visitor=visitor)
         )
-    policies.may_cancel(
-        policies.EventFacts.of(event), _facts(visitor, registered=True), now=timezone.now()
-    ).enforce()
+    now = timezone.now()
+    policies.may_cancel(policies.EventFacts.of(event), _facts(visitor, registered=True), now=now).enforce()
     registration.status = RegistrationStatus.CANCELLED
     registration.save(update_fields=["status", "updated_at"])
+    _process_queue(event, now=now)  # the freed seat goes to the first waiting person, if any
     return CancelResult(
         registration=registration, already_cancelled=False, state_version=bump_state_version(visitor=visitor)
     )
@@ -197,6 +203,7 @@ class EventStatusResult:
     event: Event
     changed: bool  # False: the event already had that status (a no-op, recorded as UNCHANGED)
     cancelled_registrations: int = 0
+    closed_waitlist_entries: int = 0
 
     @property
     def outcome(self) -> str:
@@ -220,25 +227,46 @@ def unpublish_event(*, visitor: Visitor, mode: Mode, event_id: str) -> EventStat
 @records_activity
 @transaction.atomic
 def cancel_event(*, visitor: Visitor, mode: Mode, event_id: str) -> EventStatusResult:
-    """An organiser cancels an event: every confirmed registration is cancelled with it, each holder's
-    stateVersion rises, and each is told by e-mail after commit. The event stays visible, saying so."""
+    """An organiser cancels an event: every confirmed registration and every waiting-list entry ends
+    with it, each person's stateVersion rises, and each is told by e-mail. The event stays visible,
+    saying so."""
     result = _set_status(visitor, event_id, EventStatus.CANCELLED)
-    registrations = list(
-        Registration.objects.select_related("user", "event").filter(
-            event=result.event, status=RegistrationStatus.CONFIRMED
-        )
-    )
-    if not registrations:
+    if not result.changed:
         return result
-    Registration.objects.filter(pk__in=[r.pk for r in registrations]).update(
-        status=RegistrationStatus.CANCELLED, updated_at=timezone.now()
+    event, now = result.event, timezone.now()
+    registrations = list(
+        Registration.objects.select_related("user").filter(event=event, status=RegistrationStatus.CONFIRMED)
     )
+    entries = list(
+        WaitlistEntry.objects.select_related("user").filter(event=event, status__in=ACTIVE_WAITLIST)
+    )
+    Registration.objects.filter(pk__in=[r.pk for r in registrations]).update(
+        status=RegistrationStatus.CANCELLED, updated_at=now
+    )
+    WaitlistEntry.objects.filter(pk__in=[e.pk for e in entries]).update(
+        status=WaitlistStatus.CLOSED, ended_at=now
+    )
+    cause = f"event-{event.pk}-cancelled-{now.isoformat()}"
     for registration in registrations:
         registration.status = RegistrationStatus.CANCELLED
         bump_state_version(visitor=Visitor(user=registration.user))
-        transaction.on_commit(functools.partial(emails.send_event_cancelled, registration), robust=True)
+        outbox.notify(
+            NotificationKind.EVENT_CANCELLED,
+            user=registration.user,
+            event=event,
+            cause=cause,
+            registration=registration,
+        )
+    for entry in entries:
+        bump_state_version(visitor=Visitor(user=entry.user))
+        outbox.notify(
+            NotificationKind.EVENT_CANCELLED, user=entry.user, event=event, cause=cause, entry=entry
+        )
     return EventStatusResult(
-        event=result.event, changed=result.changed, cancelled_registrations=len(registrations)
+        event=event,
+        changed=True,
+        cancelled_registrations=len(registrations),
+        closed_waitlist_entries=len(entries),
     )
 
 
@@ -253,6 +281,8 @@ def _set_status(visitor: Visitor, event_id: str, status: str) -> EventStatusResu
         return EventStatusResult(event=event, changed=False)
     event.status = status
     event.save(update_fields=["status", "updated_at"])
+    if status == EventStatus.PUBLISHED:
+        _process_queue(event, now=timezone.now())
     return EventStatusResult(event=event, changed=True)
 
 
@@ -280,7 +310,186 @@ def _public_event(event_id: str, *, lock: bool = False) -> Event:
     return event
 
 
-def _facts(visitor: Visitor, *, registered: bool = False) -> policies.VisitorFacts:
+def _facts(
+    visitor: Visitor, *, registered: bool = False, waiting: bool = False, holds_offer: bool = False
+) -> policies.VisitorFacts:
     return policies.VisitorFacts(
-        signed_in=visitor.user is not None, has_session=bool(visitor.key), registered=registered
+        signed_in=visitor.user is not None,
+        has_session=bool(visitor.key),
+        registered=registered,
+        waiting=waiting,
+        holds_offer=holds_offer,
     )
+
+
+# ── The waiting list ──────────────────────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class WaitlistResult:
+    event: Event
+    place: WaitlistPlace | None  # None once the person is no longer on the list
+    already_waiting: bool
+    state_version: int
+
+    @property
+    def outcome(self) -> str:
+        return "ALREADY_WAITING" if self.already_waiting else "OK"
+
+
+@dataclass(frozen=True)
+class LeaveWaitlistResult:
+    event: Event
+    was_waiting: bool
+    declined_offer: bool
+    state_version: int
+
+    @property
+    def outcome(self) -> str:
+        return "OK" if self.was_waiting else "NOT_WAITING"
+
+
+@records_activity
+@transaction.atomic
+def join_waitlist(*, visitor: Visitor, mode: Mode, event_id: str) -> WaitlistResult:
+    """Put the signed-in visitor at the back of a full event's waiting list; joining again changes
+    nothing and answers their place (and offer, if a seat is held for them)."""
+    if visitor.user is None:
+        raise AuthRequired("Sign in to join the waiting list.")
+    event = _public_event(event_id, lock=True)
+    now = timezone.now()
+    _process_queue(event, now=now)
+    entry = _active_entry(visitor, event)
+    registered = Registration.objects.filter(
+        user=visitor.user, event=event, status=RegistrationStatus.CONFIRMED
+    ).exists()
+    policies.may_join_waitlist(
+        _locked_facts(event), _facts(visitor, registered=registered, waiting=entry is not None), now=now
+    ).enforce()
+    if entry is not None:
+        return WaitlistResult(
+            event=event,
+            place=waitlist_place(entry),
+            already_waiting=True,
+            state_version=state_version(visitor=visitor),
+        )
+    entry = WaitlistEntry.objects.create(event=event, user=visitor.user, joined_at=now)
+    return WaitlistResult(
+        event=event,
+        place=waitlist_place(entry),
+        already_waiting=False,
+        state_version=bump_state_version(visitor=visitor),
+    )
+
+
+@records_activity
+@transaction.atomic
+def leave_waitlist(*, visitor: Visitor, mode: Mode, event_id: str) -> LeaveWaitlistResult:
+    """Leave the waiting list; with an offer, decline it (the seat goes to the next person at once).
+    Leaving a list one is not on changes nothing and is not an error."""
+    if visitor.user is None:
+        raise AuthRequired()
+    event = _public_event(event_id, lock=True)
+    now = timezone.now()
+    entry = _active_entry(visitor, event)
+    if entry is None:
+        return LeaveWaitlistResult(
+            event=event, was_waiting=False, declined_offer=False, state_version=state_version(visitor=visitor)
+        )
+    declined = entry.has_offer
+    _end_entry(entry, WaitlistStatus.DECLINED if declined else WaitlistStatus.LEFT, now=now)
+    version = bump_state_version(visitor=visitor)
+    if declined:
+        _process_queue(event, now=now)
+    return LeaveWaitlistResult(event=event, was_waiting=True, declined_offer=declined, state_version=version)
+
+
+@transaction.atomic
+def process_waitlists(*, event_pks: Iterable[int] | None = None, now: datetime | None = None) -> int:
+    """The site's own work on waiting lists (tasks and organisers' capacity changes): end offers that
+    have expired and offer every free seat to the next people in line. Returns the offers made.
+
+    `event_pks=None` takes every event with an offer due or people waiting for a free seat.
+    """
+    now = now or timezone.now()
+    if event_pks is None:
+        event_pks = (
+            WaitlistEntry.objects.filter(status__in=ACTIVE_WAITLIST)
+            .values_list("event", flat=True)
+            .distinct()
+        )
+    offered = 0
+    for pk in sorted(set(event_pks)):  # one order for every caller: no lock-order deadlock
+        event = Event.objects.select_for_update().filter(pk=pk).first()
+        if event is not None:
+            offered += len(_process_queue(event, now=now))
+    return offered
+
+
+def _active_entry(visitor: Visitor, event: Event) -> WaitlistEntry | None:
+    return WaitlistEntry.objects.filter(user=visitor.user, event=event, status__in=ACTIVE_WAITLIST).first()
+
+
+def _locked_facts(event: Event) -> policies.EventFacts:
+    """The event's facts with its seats counted now, under its row lock (taken by the caller)."""
+    if event.capacity is None:
+        return policies.EventFacts.of(event)
+    confirmed = Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).count()
+    held = WaitlistEntry.objects.filter(event=event, status=WaitlistStatus.OFFERED).count()
+    return policies.EventFacts.of(event, confirmed=confirmed, held=held)
+
+
+def _end_entry(entry: WaitlistEntry, status: WaitlistStatus, *, now: datetime) -> None:
+    entry.status = status
+    entry.ended_at = now
+    entry.save(update_fields=["status", "ended_at"])
+
+
+def _process_queue(event: Event, *, now: datetime) -> list[WaitlistEntry]:
+    """Under the event's row lock: end its expired offers (telling each person), then offer each
+    free seat to the next person waiting, in the order they joined. Returns the new offers.
+
+    Runs inside the transaction of every change that can free a seat (a cancellation, a declined or
+    expired offer, a capacity raise, a re-publication), so a freed seat is held for the next person
+    before anyone else can see it free.
+    """
+    if (
+        event.capacity is None
+        and not WaitlistEntry.objects.filter(event=event, status__in=ACTIVE_WAITLIST).exists()
+    ):
+        return []
+    for entry in WaitlistEntry.objects.select_related("user").filter(
+        event=event, status=WaitlistStatus.OFFERED, expires_at__lte=now
+    ):
+        _end_entry(entry, WaitlistStatus.EXPIRED, now=now)
+        bump_state_version(visitor=Visitor(user=entry.user))
+        outbox.notify(
+            NotificationKind.OFFER_EXPIRED,
+            user=entry.user,
+            event=event,
+            cause=f"entry-{entry.pk}",
+            entry=entry,
+        )
+    facts = _locked_facts(event)
+    if not policies.may_offer(facts, now=now):
+        return []
+    waiting = WaitlistEntry.objects.select_related("user").filter(event=event, status=WaitlistStatus.WAITING)
+    free = facts.seats_left
+    offers = list(waiting.order_by("joined_at", "id")[:free] if free is not None else waiting)
+    expires_at = min(now + timedelta(hours=event.offer_hours), event.starts_at)
+    for entry in offers:
+        entry.status = WaitlistStatus.OFFERED
+        entry.offered_at = now
+        entry.expires_at = expires_at
+        entry.save(update_fields=["status", "offered_at", "expires_at"])
+        bump_state_version(visitor=Visitor(user=entry.user))
+        outbox.notify(
+            NotificationKind.WAITLIST_OFFER,
+            user=entry.user,
+            event=event,
+            cause=f"entry-{entry.pk}",
+            entry=entry,
+        )
+    if offers:
+        tasks.process_waitlist.using(run_after=expires_at).enqueue(event.pk)
+    return offers

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from events.choices import EventStatus, Level, Location, Price, RegistrationStatus
-from events.models import Activity, Event, Registration, SavedEvent
+from events.models import Activity, Event, Registration, SavedEvent, WaitlistEntry
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -70,3 +70,11 @@ class ActivityFactory(factory.django.DjangoModelFactory):
     action = "search_events"
     mode = "ui"
     outcome = "OK"
+
+
+class WaitlistEntryFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = WaitlistEntry
+
+    user = factory.SubFactory(UserFactory)
+    event = factory.SubFactory(EventFactory)

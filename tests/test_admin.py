@@ -13,6 +13,7 @@ from events.admin import CSV_HEADER
 from events.choices import EventStatus, RegistrationStatus
 from events.models import Activity, Event, Registration, VisitorState
 from tests.factories import ActivityFactory, EventFactory, RegistrationFactory, SavedEventFactory, UserFactory
+from tests.tasks import run_tasks
 
 pytestmark = pytest.mark.django_db
 
@@ -222,12 +223,12 @@ def test_admin_cancel_action_cancels_events(admin_client, event):
 
 
 def test_admin_cancel_goes_through_the_use_case_and_tells_every_registrant(
-    admin_client, organiser, event, mailoutbox, django_capture_on_commit_callbacks
+    admin_client, organiser, event, mailoutbox
 ):
     holders = [RegistrationFactory(event=event).user for _ in range(2)]
     gone = RegistrationFactory(event=event, status=RegistrationStatus.CANCELLED)
-    with django_capture_on_commit_callbacks(execute=True):
-        run_action(admin_client, "cancel", [event])
+    run_action(admin_client, "cancel", [event])
+    run_tasks()
     statuses = set(Registration.objects.filter(event=event).values_list("status", flat=True))
     assert statuses == {RegistrationStatus.CANCELLED}
     assert sorted(m.to[0] for m in mailoutbox) == sorted(user.email for user in holders)

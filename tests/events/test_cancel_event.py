@@ -10,6 +10,7 @@ from events.errors import EventNotFound, PermissionDenied
 from events.models import Activity, Registration
 from events.visitors import Visitor
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
+from tests.tasks import run_tasks
 
 pytestmark = pytest.mark.django_db
 
@@ -40,15 +41,13 @@ def test_an_unknown_event_is_not_found(use_case, organiser):
         use_case(visitor=organiser, mode=Mode.ADMIN, event_id="evt-nothing-here")
 
 
-def test_cancel_event_cancels_confirmed_registrations_and_tells_their_holders(
-    organiser, mailoutbox, django_capture_on_commit_callbacks
-):
+def test_cancel_event_cancels_confirmed_registrations_and_tells_their_holders(organiser, mailoutbox):
     event = EventFactory(capacity=3)
     confirmed = RegistrationFactory.create_batch(2, event=event)
     RegistrationFactory(event=event, status=RegistrationStatus.CANCELLED)
     other = RegistrationFactory()  # another event's registration is left alone
-    with django_capture_on_commit_callbacks(execute=True):
-        result = services.cancel_event(visitor=organiser, mode=Mode.ADMIN, event_id=event.public_id)
+    result = services.cancel_event(visitor=organiser, mode=Mode.ADMIN, event_id=event.public_id)
+    run_tasks()
     assert result.changed and result.cancelled_registrations == 2
     assert sorted(message.to[0] for message in mailoutbox) == sorted(r.user.email for r in confirmed)
     assert not Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).exists()
@@ -56,14 +55,12 @@ def test_cancel_event_cancels_confirmed_registrations_and_tells_their_holders(
     assert other.status == RegistrationStatus.CONFIRMED
 
 
-def test_cancelling_twice_changes_nothing_and_sends_nothing_more(
-    organiser, mailoutbox, django_capture_on_commit_callbacks
-):
+def test_cancelling_twice_changes_nothing_and_sends_nothing_more(organiser, mailoutbox):
     event = EventFactory()
     RegistrationFactory(event=event)
-    with django_capture_on_commit_callbacks(execute=True):
-        services.cancel_event(visitor=organiser, mode=Mode.ADMIN, event_id=event.public_id)
-        again = services.cancel_event(visitor=organiser, mode=Mode.ADMIN, event_id=event.public_id)
+    services.cancel_event(visitor=organiser, mode=Mode.ADMIN, event_id=event.public_id)
+    again = services.cancel_event(visitor=organiser, mode=Mode.ADMIN, event_id=event.public_id)
+    run_tasks()
     assert (again.changed, again.cancelled_registrations) == (False, 0)
     assert len(mailoutbox) == 1
     outcomes = list(
@@ -72,18 +69,15 @@ def test_cancelling_twice_changes_nothing_and_sends_nothing_more(
     assert outcomes == ["OK", "UNCHANGED"]
 
 
-def test_a_rollback_sends_no_mail(organiser, mailoutbox, django_capture_on_commit_callbacks):
-    """The mail is sent after commit: if the change is rolled back, nobody is told of it."""
+def test_a_rollback_sends_no_mail(organiser, mailoutbox):
+    """The mail is queued in the change's transaction: if the change is rolled back, nobody is told."""
     from django.db import transaction
 
     event = EventFactory()
     RegistrationFactory(event=event)
-    with (
-        django_capture_on_commit_callbacks(execute=True),
-        pytest.raises(RuntimeError),
-        transaction.atomic(),
-    ):
+    with pytest.raises(RuntimeError), transaction.atomic():
         services.cancel_event(visitor=organiser, mode=Mode.ADMIN, event_id=event.public_id)
         raise RuntimeError("the surrounding work failed")
+    run_tasks()
     assert mailoutbox == []
     assert Registration.objects.get(event=event).status == RegistrationStatus.CONFIRMED

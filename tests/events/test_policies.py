@@ -11,12 +11,15 @@ import pytest
 
 from events.choices import EventStatus
 from events.errors import (
+    AlreadyRegistered,
     AuthRequired,
     EventCancelled,
     EventFull,
     EventNotFound,
     RegistrationClosed,
     RegistrationNotFound,
+    SeatsAvailable,
+    WaitlistClosed,
 )
 from events.models import Event
 from events.policies import (
@@ -26,6 +29,8 @@ from events.policies import (
     Permissions,
     VisitorFacts,
     may_cancel,
+    may_join_waitlist,
+    may_offer,
     may_register,
     may_save,
     permissions,
@@ -44,6 +49,9 @@ NOT_FOUND = (EventNotFound, "NOT_FOUND", "EVENT_NOT_FOUND")
 NO_REGISTRATION = (RegistrationNotFound, "NOT_FOUND", "REGISTRATION_NOT_FOUND")
 CLOSED = (RegistrationClosed, "CONFLICT", "REGISTRATION_CLOSED")
 FULL = (EventFull, "CONFLICT", "EVENT_FULL")
+ALREADY = (AlreadyRegistered, "CONFLICT", "ALREADY_REGISTERED")
+FREE_SEATS = (SeatsAvailable, "CONFLICT", "SEATS_AVAILABLE")
+WAITLIST_CLOSED = (WaitlistClosed, "CONFLICT", "WAITLIST_CLOSED")
 OK = None
 
 
@@ -52,14 +60,17 @@ def event(
     starts_at: datetime = LATER,
     capacity: int | None = None,
     confirmed: int | None = 0,
+    held: int = 0,
 ) -> EventFacts:
-    return EventFacts(status=status, starts_at=starts_at, capacity=capacity, confirmed=confirmed)
+    return EventFacts(status=status, starts_at=starts_at, capacity=capacity, confirmed=confirmed, held=held)
 
 
 ANONYMOUS = VisitorFacts(signed_in=False)
 NO_SESSION = VisitorFacts(signed_in=False, has_session=False)
 SIGNED_IN = VisitorFacts(signed_in=True)
 REGISTERED = VisitorFacts(signed_in=True, registered=True)
+WAITING = VisitorFacts(signed_in=True, waiting=True)
+OFFERED = VisitorFacts(signed_in=True, waiting=True, holds_offer=True)
 
 
 def assert_answer(answer: Answer, expected) -> None:
@@ -238,42 +249,171 @@ def test_may_save_without_a_session_says_what_to_do():
     ("facts", "visitor", "expected"),
     [
         # register answers for a signed-in newcomer: an anonymous visitor is offered "sign in to register".
-        pytest.param(event(), ANONYMOUS, Permissions(register=True, cancel=False, save=True), id="anonymous"),
         pytest.param(
-            event(), NO_SESSION, Permissions(register=True, cancel=False, save=True), id="first-visit"
+            event(),
+            ANONYMOUS,
+            Permissions(register=True, cancel=False, save=True, join_waitlist=False, leave_waitlist=False),
+            id="anonymous",
         ),
-        pytest.param(event(), SIGNED_IN, Permissions(register=True, cancel=False, save=True), id="signed-in"),
         pytest.param(
-            event(), REGISTERED, Permissions(register=True, cancel=True, save=True), id="registered"
+            event(),
+            NO_SESSION,
+            Permissions(register=True, cancel=False, save=True, join_waitlist=False, leave_waitlist=False),
+            id="first-visit",
+        ),
+        pytest.param(
+            event(),
+            SIGNED_IN,
+            Permissions(register=True, cancel=False, save=True, join_waitlist=False, leave_waitlist=False),
+            id="signed-in",
+        ),
+        pytest.param(
+            event(),
+            REGISTERED,
+            Permissions(register=True, cancel=True, save=True, join_waitlist=False, leave_waitlist=False),
+            id="registered",
         ),
         pytest.param(
             event(capacity=1, confirmed=1),
             SIGNED_IN,
-            Permissions(register=False, cancel=False, save=True),
+            Permissions(register=False, cancel=False, save=True, join_waitlist=True, leave_waitlist=False),
             id="full",
         ),
         pytest.param(
             event(capacity=1, confirmed=1),
             REGISTERED,
-            Permissions(register=False, cancel=True, save=True),
+            Permissions(register=False, cancel=True, save=True, join_waitlist=False, leave_waitlist=False),
             id="full-registered",
         ),
         pytest.param(
             event(starts_at=EARLIER),
             REGISTERED,
-            Permissions(register=False, cancel=False, save=True),
+            Permissions(register=False, cancel=False, save=True, join_waitlist=False, leave_waitlist=False),
             id="started-registered",
         ),
         pytest.param(
             event(status=CANCELLED),
             REGISTERED,
-            Permissions(register=False, cancel=True, save=False),
+            Permissions(register=False, cancel=True, save=False, join_waitlist=False, leave_waitlist=False),
             id="cancelled-registered",
         ),
         pytest.param(
-            event(status=DRAFT), SIGNED_IN, Permissions(register=False, cancel=False, save=False), id="draft"
+            event(status=DRAFT),
+            SIGNED_IN,
+            Permissions(register=False, cancel=False, save=False, join_waitlist=False, leave_waitlist=False),
+            id="draft",
         ),
     ],
 )
 def test_permissions(facts, visitor, expected):
     assert permissions(facts, visitor, now=NOW) == expected
+
+
+@pytest.mark.parametrize(
+    ("facts", "visitor", "expected"),
+    [
+        pytest.param(
+            event(capacity=2, confirmed=1, held=1),
+            WAITING,
+            Permissions(register=False, cancel=False, save=True, join_waitlist=False, leave_waitlist=True),
+            id="waiting",
+        ),
+        pytest.param(
+            event(capacity=2, confirmed=1, held=1),
+            OFFERED,
+            Permissions(register=True, cancel=False, save=True, join_waitlist=False, leave_waitlist=True),
+            id="offered",
+        ),
+        pytest.param(
+            event(capacity=1, confirmed=1),
+            ANONYMOUS,
+            Permissions(register=False, cancel=False, save=True, join_waitlist=True, leave_waitlist=False),
+            id="full-anonymous",
+        ),
+        pytest.param(
+            event(capacity=1, confirmed=1, starts_at=NOW + timedelta(hours=1)),
+            SIGNED_IN,
+            Permissions(register=False, cancel=False, save=True, join_waitlist=False, leave_waitlist=False),
+            id="full-too-close-to-start",
+        ),
+    ],
+)
+def test_permissions_on_the_waiting_list(facts, visitor, expected):
+    assert permissions(facts, visitor, now=NOW) == expected
+
+
+# ── the waiting list ──────────────────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("facts", "visitor", "expected"),
+    [
+        pytest.param(event(capacity=1, confirmed=1), SIGNED_IN, OK, id="full"),
+        pytest.param(event(capacity=2, confirmed=1, held=1), SIGNED_IN, OK, id="full-with-a-held-seat"),
+        pytest.param(event(capacity=1, confirmed=1), ANONYMOUS, SIGN_IN, id="anonymous"),
+        pytest.param(event(capacity=1, confirmed=1), REGISTERED, ALREADY, id="registered"),
+        pytest.param(event(capacity=1, confirmed=0), WAITING, OK, id="again-is-idempotent"),
+        pytest.param(event(capacity=2, confirmed=1), SIGNED_IN, FREE_SEATS, id="free-seat"),
+        pytest.param(event(), SIGNED_IN, FREE_SEATS, id="no-seat-limit"),
+        pytest.param(
+            event(capacity=1, confirmed=1, status=CANCELLED), SIGNED_IN, CANCELLED_EVENT, id="cancelled"
+        ),
+        pytest.param(event(capacity=1, confirmed=1, status=DRAFT), SIGNED_IN, NOT_FOUND, id="draft"),
+        pytest.param(event(capacity=1, confirmed=1, starts_at=EARLIER), SIGNED_IN, CLOSED, id="started"),
+        pytest.param(
+            event(capacity=1, confirmed=1, starts_at=NOW + timedelta(hours=2)),
+            SIGNED_IN,
+            WAITLIST_CLOSED,
+            id="offers-stopped-2h-before",
+        ),
+        pytest.param(
+            event(capacity=1, confirmed=1, starts_at=NOW + timedelta(hours=2, seconds=1)),
+            SIGNED_IN,
+            OK,
+            id="just-before-offers-stop",
+        ),
+    ],
+)
+def test_may_join_waitlist(facts, visitor, expected):
+    assert_answer(may_join_waitlist(facts, visitor, now=NOW), expected)
+
+
+@pytest.mark.parametrize(
+    ("facts", "visitor", "expected"),
+    [
+        pytest.param(
+            event(capacity=2, confirmed=1, held=1), SIGNED_IN, FULL, id="seat-held-for-someone-else"
+        ),
+        pytest.param(event(capacity=2, confirmed=1, held=1), OFFERED, OK, id="seat-held-for-them"),
+        pytest.param(
+            event(capacity=2, confirmed=1, held=1, starts_at=EARLIER), OFFERED, CLOSED, id="offer-after-start"
+        ),
+        pytest.param(event(capacity=3, confirmed=1, held=1), SIGNED_IN, OK, id="a-seat-besides-the-held-one"),
+    ],
+)
+def test_may_register_with_offers(facts, visitor, expected):
+    assert_answer(may_register(facts, visitor, now=NOW), expected)
+
+
+@pytest.mark.parametrize(
+    ("facts", "expected"),
+    [
+        pytest.param(event(capacity=1), True, id="published-upcoming"),
+        pytest.param(event(capacity=1, starts_at=NOW + timedelta(hours=2)), False, id="two-hours-before"),
+        pytest.param(event(capacity=1, status=CANCELLED), False, id="cancelled"),
+        pytest.param(event(capacity=1, status=DRAFT), False, id="draft"),
+    ],
+)
+def test_may_offer(facts, expected):
+    assert may_offer(facts, now=NOW) is expected
+
+
+def test_the_offer_stop_follows_the_setting(settings):
+    settings.WAITLIST_OFFERS_STOP_HOURS = 24
+    assert may_offer(event(capacity=1, starts_at=NOW + timedelta(hours=23)), now=NOW) is False
+    assert may_offer(event(capacity=1, starts_at=NOW + timedelta(hours=25)), now=NOW) is True
+
+
+def test_held_seats_count_against_capacity():
+    assert event(capacity=5, confirmed=2, held=2).seats_left == 1
+    assert event(capacity=5, confirmed=3, held=2).is_full

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 from django.core import mail
+from django.db import transaction
 
-from events.choices import RegistrationStatus
+from events.choices import NotificationKind, NotificationStatus, RegistrationStatus
 from events.errors import (
     AuthRequired,
     DomainError,
@@ -14,10 +15,11 @@ from events.errors import (
     EventNotFound,
     RegistrationClosed,
 )
-from events.models import Activity, Registration
+from events.models import Activity, Notification, Registration
 from events.services import cancel_registration, register_event
 from events.visitors import Visitor
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
+from tests.tasks import run_tasks
 
 from .conftest import MODES, activity, version
 
@@ -160,50 +162,67 @@ def test_reactivating_needs_a_free_seat_too(person, other_user):
 # ── the confirmation e-mail ───────────────────────────────────────────────────────────────────
 
 
-def test_the_confirmation_is_mailed_only_after_commit(person, django_capture_on_commit_callbacks):
+def test_the_confirmation_is_queued_in_the_registrations_transaction_and_sent_by_the_worker(person):
     event = EventFactory()
-    with django_capture_on_commit_callbacks() as callbacks:
-        register(person, event.public_id)
-    assert len(callbacks) == 1 and mail.outbox == []  # nothing leaves before the commit
-    callbacks[0]()
+    register(person, event.public_id)
+    [notification] = Notification.objects.all()
+    assert (notification.kind, notification.email, notification.status) == (
+        NotificationKind.REGISTRATION_CONFIRMED,
+        person.user.email,
+        NotificationStatus.PENDING,
+    )
+    assert mail.outbox == []  # nothing leaves inside the request
+    run_tasks()
     [message] = mail.outbox
     assert message.to == [person.user.email]
     assert event.title in message.subject
     [attachment] = message.attachments
     assert attachment.filename == f"{event.public_id}.ics"
+    notification.refresh_from_db()
+    assert (notification.status, notification.attempts) == (NotificationStatus.SENT, 1)
 
 
-def test_one_mail_for_a_registration_none_for_already_registered(person, django_capture_on_commit_callbacks):
+def test_a_rolled_back_registration_queues_no_mail(person):
+    event = EventFactory()
+    with pytest.raises(RuntimeError), transaction.atomic():
+        register(person, event.public_id)
+        raise RuntimeError("the surrounding work failed")
+    run_tasks()
+    assert (Notification.objects.count(), mail.outbox) == (0, [])
+
+
+def test_one_mail_for_a_registration_none_for_already_registered(person):
     event = EventFactory()
     for _ in range(3):
-        with django_capture_on_commit_callbacks(execute=True):
-            register(person, event.public_id)
+        register(person, event.public_id)
+    run_tasks()
     assert len(mail.outbox) == 1
 
 
-def test_a_reactivated_registration_is_confirmed_by_mail_again(person, django_capture_on_commit_callbacks):
+def test_a_reactivated_registration_is_confirmed_by_mail_again(person):
     event = EventFactory()
-    with django_capture_on_commit_callbacks(execute=True):
-        register(person, event.public_id)
-        cancel_registration(visitor=person, mode="api", event_id=event.public_id)
-        register(person, event.public_id)
+    register(person, event.public_id)
+    cancel_registration(visitor=person, mode="api", event_id=event.public_id)
+    register(person, event.public_id)
+    run_tasks()
     assert [message.to for message in mail.outbox] == [[person.user.email]] * 2
 
 
-def test_no_mail_for_a_refusal(person, django_capture_on_commit_callbacks):
+def test_no_mail_for_a_refusal(person):
     event = EventFactory(capacity=1)
     RegistrationFactory(event=event)
-    with django_capture_on_commit_callbacks(execute=True) as callbacks, pytest.raises(EventFull):
+    with pytest.raises(EventFull):
         register(person, event.public_id)
-    assert callbacks == [] and mail.outbox == []
+    run_tasks()
+    assert (Notification.objects.count(), mail.outbox) == (0, [])
 
 
-def test_no_mail_for_an_account_without_an_address(django_capture_on_commit_callbacks):
+def test_no_mail_for_an_account_without_an_address():
     visitor = Visitor(user=UserFactory(email=""))
     event = EventFactory()
-    with django_capture_on_commit_callbacks(execute=True):
-        register(visitor, event.public_id)
-    assert mail.outbox == []
+    register(visitor, event.public_id)
+    run_tasks()
+    assert (Notification.objects.count(), mail.outbox) == (0, [])
     assert Registration.objects.get().status == RegistrationStatus.CONFIRMED
 
 

@@ -1,4 +1,5 @@
-"""The registration confirmation: one e-mail per new registration, with the event's .ics attached."""
+"""The registration confirmation: one e-mail per new registration, with the event's .ics attached,
+queued in the outbox and sent by the task worker."""
 
 from __future__ import annotations
 
@@ -6,20 +7,21 @@ import pytest
 from django.core import mail
 from icalendar import Calendar
 
-from events.emails import send_registration_confirmation
-from tests.factories import RegistrationFactory, UserFactory
+from events import services
+from events.choices import Mode
+from events.models import Notification
+from events.visitors import Visitor
+from tests.factories import UserFactory
+from tests.tasks import run_tasks
 
 pytestmark = pytest.mark.django_db
 
 
-def test_registering_from_the_page_sends_one_email_with_the_ics(
-    signed_in_en_client, user, event, django_capture_on_commit_callbacks, settings
-):
+def test_registering_from_the_page_sends_one_email_with_the_ics(signed_in_en_client, user, event, settings):
     settings.SITE_URL = "http://testserver"
-    with django_capture_on_commit_callbacks(execute=True):
-        signed_in_en_client.post(f"/events/{event.public_id}/register/")
-    with django_capture_on_commit_callbacks(execute=True):
-        signed_in_en_client.post(f"/events/{event.public_id}/register/")  # already registered: no new mail
+    signed_in_en_client.post(f"/events/{event.public_id}/register/")
+    signed_in_en_client.post(f"/events/{event.public_id}/register/")  # already registered: no new mail
+    run_tasks()
 
     assert len(mail.outbox) == 1
     message = mail.outbox[0]
@@ -34,18 +36,17 @@ def test_registering_from_the_page_sends_one_email_with_the_ics(
 
 
 def test_no_email_for_an_account_without_address(event):
-    registration = RegistrationFactory(user=UserFactory(email=""), event=event)
-    assert send_registration_confirmation(registration) is False
-    assert mail.outbox == []
+    person = Visitor(user=UserFactory(email=""))
+    services.register_event(visitor=person, mode=Mode.API, event_id=event.public_id)
+    run_tasks()
+    assert (Notification.objects.count(), mail.outbox) == (0, [])
 
 
-def test_registering_through_the_api_sends_the_same_email_once(
-    signed_in_en_client, user, event, django_capture_on_commit_callbacks
-):
+def test_registering_through_the_api_sends_the_same_email_once(signed_in_en_client, user, event):
     for _ in range(2):
-        with django_capture_on_commit_callbacks(execute=True):
-            signed_in_en_client.post(
-                f"/api/events/{event.public_id}/registration", content_type="application/json"
-            )
+        signed_in_en_client.post(
+            f"/api/events/{event.public_id}/registration", content_type="application/json"
+        )
+    run_tasks()
     assert len(mail.outbox) == 1
     assert mail.outbox[0].to == [user.email]

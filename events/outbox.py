@@ -1,0 +1,137 @@
+"""The e-mail outbox (layer 2 helper): a notification is written, and its sending task enqueued, in
+the same transaction as the change that causes it. If the change rolls back, there is no mail; if it
+commits, the worker will send it.
+
+Sending is at-least-once with a guard against doubles: each attempt first records itself (status
+`sending`) and enqueues the next attempt, in one short transaction, then talks to the mail server
+outside any transaction. So a failed attempt is retried with backoff (NOTIFICATION_RETRY_DELAYS, more
+than a day in all) and a worker killed mid-send leaves the next attempt queued already; an attempt that
+finds the row `sent` does nothing, and one that finds another attempt still in flight (younger than
+NOTIFICATION_SEND_LEASE) waits for it. After the last attempt fails, the row is `failed` with the error,
+in the admin. The one window left is a crash between the server's "accepted" and our "sent" mark; the
+resend then carries the same Message-ID.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone, translation
+
+from . import emails, tasks
+from .choices import NotificationKind, NotificationStatus
+from .models import Event, Notification, Registration, WaitlistEntry
+
+logger = logging.getLogger(__name__)
+
+
+def notify(
+    kind: NotificationKind,
+    *,
+    user,
+    event: Event,
+    cause: str,
+    registration: Registration | None = None,
+    entry: WaitlistEntry | None = None,
+) -> Notification | None:
+    """Queue one e-mail to `user` about `event`, once per (`kind`, `cause`, recipient).
+
+    Call it inside the transaction of the change (`cause` names that change). Returns None when the
+    account has no e-mail address or the same notification exists already.
+    """
+    if not user.email:
+        return None
+    key = f"{kind}:{cause}:user-{user.pk}"
+    notification, created = Notification.objects.get_or_create(
+        key=key,
+        defaults={
+            "kind": kind,
+            "user": user,
+            "email": user.email,
+            "event": event,
+            "registration": registration,
+            "entry": entry,
+            "language": translation.get_language() or settings.LANGUAGE_CODE,
+        },
+    )
+    if not created:
+        return None
+    tasks.send_notification.enqueue(notification.pk)
+    return notification
+
+
+def retry_delays() -> list[timedelta]:
+    return [timedelta(seconds=seconds) for seconds in settings.NOTIFICATION_RETRY_DELAYS]
+
+
+def lease() -> timedelta:
+    return timedelta(seconds=settings.NOTIFICATION_SEND_LEASE)
+
+
+def deliver(notification_id: int) -> str:
+    """One attempt to send a notification (the `send_notification` task); returns what happened."""
+    attempt = _claim(notification_id, now=timezone.now())
+    if attempt is None:
+        return "nothing to do"
+    try:
+        emails.build_message(attempt).send()
+    except Exception as error:  # any failure of the mail server or the network: try again later
+        logger.warning("Sending notification %s failed (attempt %s): %s", attempt.pk, attempt.attempts, error)
+        return _record_failure(attempt, error)
+    Notification.objects.filter(pk=attempt.pk).update(
+        status=NotificationStatus.SENT, sent_at=timezone.now(), last_error=""
+    )
+    return "sent"
+
+
+@transaction.atomic
+def _claim(notification_id: int, *, now: datetime) -> Notification | None:
+    """Record the attempt and enqueue the next one, or say there is nothing to do now."""
+    notification = (
+        Notification.objects.select_for_update()
+        .select_related("user", "event", "registration", "entry")
+        .filter(pk=notification_id)
+        .first()
+    )
+    if notification is None or notification.status in (NotificationStatus.SENT, NotificationStatus.FAILED):
+        return None
+    delays = retry_delays()
+    if notification.status == NotificationStatus.SENDING and notification.claimed_at:
+        in_flight_until = notification.claimed_at + lease()
+        if in_flight_until > now:  # another attempt may still be talking to the server
+            _schedule(notification, at=in_flight_until)
+            return None
+        if notification.attempts > len(delays):  # the worker died during the last attempt
+            _end(notification, "The worker stopped during the last attempt.")
+            return None
+    notification.attempts += 1
+    notification.status = NotificationStatus.SENDING
+    notification.claimed_at = now
+    notification.save(update_fields=["attempts", "status", "claimed_at"])
+    # The next attempt is queued before this one starts, so a crash cannot lose the mail. After the
+    # last attempt, a final check marks the row failed if that attempt never finished.
+    after = delays[notification.attempts - 1] if notification.attempts <= len(delays) else lease()
+    _schedule(notification, at=now + max(after, timedelta(0)))
+    return notification
+
+
+def _schedule(notification: Notification, *, at: datetime) -> None:
+    tasks.send_notification.using(run_after=at).enqueue(notification.pk)
+
+
+def _record_failure(notification: Notification, error: Exception) -> str:
+    last = notification.attempts > len(retry_delays())
+    Notification.objects.filter(pk=notification.pk, status=NotificationStatus.SENDING).update(
+        status=NotificationStatus.FAILED if last else NotificationStatus.PENDING,
+        last_error=f"{type(error).__name__}: {error}"[:2000],
+    )
+    return "failed" if last else "will retry"
+
+
+def _end(notification: Notification, reason: str) -> None:
+    notification.status = NotificationStatus.FAILED
+    notification.last_error = reason
+    notification.save(update_fields=["status", "last_error"])
