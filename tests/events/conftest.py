@@ -24,6 +24,14 @@ def stranger(other_user) -> Visitor:
 
 
 @pytest.fixture
+def organiser(db) -> Visitor:
+    """Someone who may change events (the admin's organisers)."""
+    from tests.factories import UserFactory
+
+    return Visitor(user=UserFactory(is_staff=True, is_superuser=True))
+
+
+@pytest.fixture
 def anonymous(db) -> Visitor:
     """An anonymous visitor whose session holds a token (what saving needs)."""
     return Visitor(token="anon-token-0001")

@@ -17,11 +17,6 @@ pytestmark = pytest.mark.django_db
 ORGANISER_USE_CASES = [services.cancel_event, services.publish_event, services.unpublish_event]
 
 
-@pytest.fixture
-def organiser():
-    return Visitor(user=UserFactory(is_staff=True, is_superuser=True))
-
-
 @pytest.mark.parametrize("use_case", ORGANISER_USE_CASES, ids=lambda f: f.__name__)
 def test_a_visitor_who_may_not_change_events_is_refused_and_nothing_changes(use_case):
     event = EventFactory()
