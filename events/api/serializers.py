@@ -231,10 +231,51 @@ class SearchOutput(_Read):
         return fields
 
 
+class OfferSerializer(serializers.Serializer):
+    """A seat held for the person by the waiting list, until `expiresAt`."""
+
+    expiresAt = serializers.SerializerMethodField()
+
+    def get_expiresAt(self, place: Any) -> str:
+        return _iso(place.offer_expires_at)
+
+
+WAITING_NEXT_ACTION = (
+    "The person is on the waiting list at this position. When a seat frees, it is held for the first "
+    "person waiting until offer.expiresAt, and they are told by e-mail and on the event page; nothing "
+    "else to do now."
+)
+OFFER_NEXT_ACTION = (
+    "A seat is held for the person until offer.expiresAt. Ask whether they want it: register_event "
+    "claims it (the person confirms), leave_waitlist declines it and the seat goes to the next person."
+)
+
+
+class WaitlistPlaceSerializer(serializers.Serializer):
+    """The person's place on one event's waiting list: 1-based position, and the offer or null."""
+
+    eventId = serializers.CharField(source="event.public_id")
+    position = serializers.IntegerField()
+    offer = serializers.SerializerMethodField()
+    joinedAt = serializers.SerializerMethodField()
+
+    @extend_schema_field(OfferSerializer(allow_null=True))
+    def get_offer(self, place: Any) -> dict[str, str] | None:
+        return OfferSerializer(place).data if place.offer_expires_at else None
+
+    def get_joinedAt(self, place: Any) -> str:
+        return _iso(place.entry.joined_at)
+
+
 class EventDetailsOutput(_Read):
     event = EventDetailSerializer(read_only=True)
     saved = serializers.BooleanField(source="is_saved", read_only=True)
     registered = serializers.BooleanField(source="is_registered", read_only=True)
+    waitlist = WaitlistPlaceSerializer(
+        read_only=True,
+        allow_null=True,
+        help_text="The person's place on this event's waiting list (with any seat held for them), or null.",
+    )
 
 
 class SaveOutput(_Written):
@@ -259,6 +300,31 @@ class CancelOutput(_Written):
     alreadyCancelled = serializers.BooleanField(source="already_cancelled", read_only=True)
 
 
+class WaitlistOutput(_Written):
+    """`join_waitlist`: the person's place, the seat held for them if any, and what to do next."""
+
+    eventId = serializers.CharField(source="event.public_id", read_only=True)
+    waiting = Constant(True)
+    position = serializers.IntegerField(source="place.position", read_only=True)
+    offer = serializers.SerializerMethodField()
+    alreadyWaiting = serializers.BooleanField(source="already_waiting", read_only=True)
+    nextAction = serializers.SerializerMethodField()
+
+    @extend_schema_field(OfferSerializer(allow_null=True))
+    def get_offer(self, result: Any) -> dict[str, str] | None:
+        return OfferSerializer(result.place).data if result.place.offer_expires_at else None
+
+    def get_nextAction(self, result: Any) -> str:
+        return OFFER_NEXT_ACTION if result.place.offer_expires_at else WAITING_NEXT_ACTION
+
+
+class LeaveWaitlistOutput(_Written):
+    eventId = serializers.CharField(source="event.public_id", read_only=True)
+    waiting = Constant(False)
+    wasWaiting = serializers.BooleanField(source="was_waiting", read_only=True)
+    declinedOffer = serializers.BooleanField(source="declined_offer", read_only=True)
+
+
 class SavedListOutput(Output):
     """The visitor's saved events (a list read; no uiUpdated: nothing is shown)."""
 
@@ -268,6 +334,17 @@ class SavedListOutput(Output):
 
     def get_count(self, events: list) -> int:
         return len(events)
+
+
+class WaitlistListOutput(Output):
+    """The person's waiting lists: offers first, then by the event's start."""
+
+    count = serializers.SerializerMethodField()
+    entries = WaitlistPlaceSerializer(source="*", many=True, read_only=True)
+    stateVersion = StateVersionFromContext()
+
+    def get_count(self, places: list) -> int:
+        return len(places)
 
 
 class RegistrationListOutput(Output):

@@ -16,9 +16,11 @@ urlpatterns = [
     path("events", views.EventSearchApi.as_view(), name="api-search-events"),
     path("events/<str:event_id>", views.EventDetailApi.as_view(), name="api-get-event-details"),
     path("events/<str:event_id>/registration", views.RegistrationApi.as_view(), name="api-registration"),
+    path("events/<str:event_id>/waitlist", views.WaitlistApi.as_view(), name="api-waitlist"),
     path("me/saved", views.SavedListApi.as_view(), name="api-list-saved"),
     path("me/saved/<str:event_id>", views.SavedEventApi.as_view(), name="api-save-event"),
     path("me/registrations", views.RegistrationListApi.as_view(), name="api-list-registrations"),
+    path("me/waitlist", views.WaitlistListApi.as_view(), name="api-list-waitlist"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", docs_view, name="api-docs"),
 ]

@@ -18,6 +18,7 @@ from .serializers import (
     EventDetailsOutput,
     EventRefInput,
     EventSearchPageInput,
+    LeaveWaitlistOutput,
     NoInput,
     RegistrationListOutput,
     RegistrationOutput,
@@ -25,6 +26,8 @@ from .serializers import (
     SaveOutput,
     SearchOutput,
     UnsaveOutput,
+    WaitlistListOutput,
+    WaitlistOutput,
 )
 from .throttling import WRITES, WriteRateThrottle
 
@@ -165,3 +168,47 @@ class RegistrationListApi(APIView):
         visitor = visitor_from_request(request)
         registrations = selectors.list_registrations(visitor=visitor)
         return Response(RegistrationListOutput(registrations, context=_read_context(visitor)).data)
+
+
+class WaitlistApi(APIView):
+    throttle_classes = [WriteRateThrottle]
+    throttle_scope = WRITES
+
+    @extend_schema(
+        operation_id="join_waitlist",
+        parameters=[schema.EVENT_ID],
+        request=None,
+        responses=schema.responses(WaitlistOutput, 400, 401, 403, 404, 409, 429, 503, success=(200, 201)),
+        summary="Join a full event's waiting list (idempotent: a second call says alreadyWaiting)",
+    )
+    def post(self, request: Request, event_id: str) -> Response:
+        result = services.join_waitlist(
+            visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(request, event_id)
+        )
+        return Response(WaitlistOutput(result).data, status=200 if result.already_waiting else 201)
+
+    @extend_schema(
+        operation_id="leave_waitlist",
+        parameters=[schema.EVENT_ID],
+        request=None,
+        responses=schema.responses(LeaveWaitlistOutput, 400, 401, 403, 404, 429, 503),
+        summary="Leave the waiting list, declining any seat held (leaving when not waiting changes nothing)",
+    )
+    def delete(self, request: Request, event_id: str) -> Response:
+        result = services.leave_waitlist(
+            visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(request, event_id)
+        )
+        return Response(LeaveWaitlistOutput(result).data)
+
+
+class WaitlistListApi(APIView):
+    @extend_schema(
+        operation_id="list_waitlist",
+        responses=schema.responses(WaitlistListOutput, 400, 401, 503),
+        summary="The signed-in visitor's waiting lists, with positions and held seats (offers first)",
+    )
+    def get(self, request: Request) -> Response:
+        validated_input(NoInput, request.query_params)
+        visitor = visitor_from_request(request)
+        places = selectors.list_waitlist(visitor=visitor)
+        return Response(WaitlistListOutput(places, context=_read_context(visitor)).data)

@@ -15,6 +15,9 @@ ENDPOINTS = {
     ("/api/events/{event_id}/registration", "post"): "register_event",
     ("/api/events/{event_id}/registration", "delete"): "cancel_registration",
     ("/api/me/registrations", "get"): "list_registrations",
+    ("/api/events/{event_id}/waitlist", "post"): "join_waitlist",
+    ("/api/events/{event_id}/waitlist", "delete"): "leave_waitlist",
+    ("/api/me/waitlist", "get"): "list_waitlist",
 }
 
 

@@ -54,6 +54,9 @@ OPERATION_IDS = [
     "cancel_registration",
     "list_saved",
     "list_registrations",
+    "join_waitlist",
+    "leave_waitlist",
+    "list_waitlist",
 ]
 
 
