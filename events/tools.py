@@ -50,6 +50,15 @@ def can_save_here(context: ToolContext) -> bool:
     return _state(context, "may_save")
 
 
+def can_join_waitlist(context: ToolContext) -> bool:
+    """Offered to anonymous visitors too, so an agent learns it must ask the person to sign in."""
+    return _state(context, "may_join_waitlist")
+
+
+def can_leave_waitlist(context: ToolContext) -> bool:
+    return _state(context, "may_leave_waitlist")
+
+
 search_events = registry.register(
     ToolDeclaration(
         name="search_events",
@@ -113,9 +122,10 @@ register_event = registry.register(
         name="register_event",
         title="Register for this event",
         description=(
-            "Register the signed-in person for this page's event. The person must confirm by pressing the "
-            "register button; the call completes when they do, or fails with USER_CANCELLED if they "
-            "decline. If they are not signed in, the result says where to sign in."
+            "Register the signed-in person for this page's event; this also claims a seat the waiting list "
+            "holds for them. The person must confirm by pressing the register button; the call completes "
+            "when they do, or fails with USER_CANCELLED if they decline. If they are not signed in, the "
+            "result says where to sign in."
         ),
         input_serializer=EventRefInput,
         endpoint="register-event",
@@ -148,5 +158,40 @@ cancel_registration = registry.register(
             Exposure(ME, Binding.INPUT, when=has_cancellable_registrations, confirm=True),
         ),
         consequential=True,
+    )
+)
+
+join_waitlist = registry.register(
+    ToolDeclaration(
+        name="join_waitlist",
+        title="Join the waiting list",
+        description=(
+            "Put the signed-in person on this page's full event's waiting list, first come, first served. "
+            "The result gives their 1-based position; when a seat frees, it is held for the first person "
+            "waiting until offer.expiresAt and they are told. Joining again changes nothing and says "
+            "alreadyWaiting. If the event has free seats, the answer says to register instead. Takes no input."
+        ),
+        input_serializer=EventRefInput,
+        endpoint="join-waitlist",
+        method="POST",
+        route_param="event_id",
+        exposures=(Exposure(DETAIL, Binding.ROUTE, when=can_join_waitlist),),
+    )
+)
+
+leave_waitlist = registry.register(
+    ToolDeclaration(
+        name="leave_waitlist",
+        title="Leave the waiting list",
+        description=(
+            "Take the person off this page's event's waiting list. If a seat is held for them, this declines "
+            "it and the seat goes to the next person waiting: only call it when the person says they do not "
+            "want the seat. Takes no input."
+        ),
+        input_serializer=EventRefInput,
+        endpoint="leave-waitlist",
+        method="POST",
+        route_param="event_id",
+        exposures=(Exposure(DETAIL, Binding.ROUTE, when=can_leave_waitlist),),
     )
 )

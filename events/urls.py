@@ -13,5 +13,7 @@ urlpatterns = [
     path("events/<str:event_id>/unsave/", views.unsave_event, name="unsave-event"),
     path("events/<str:event_id>/register/", views.register_event, name="register-event"),
     path("events/<str:event_id>/cancel/", views.cancel_registration, name="cancel-registration"),
+    path("events/<str:event_id>/waitlist/join/", views.join_waitlist, name="join-waitlist"),
+    path("events/<str:event_id>/waitlist/leave/", views.leave_waitlist, name="leave-waitlist"),
     path("me/", views.me, name="me"),
 ]

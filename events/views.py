@@ -43,11 +43,13 @@ from .api.serializers import (
     CancelOutput,
     EventRefInput,
     EventSearchInput,
+    LeaveWaitlistOutput,
     NoInput,
     RegistrationOutput,
     SaveOutput,
     SearchOutput,
     UnsaveOutput,
+    WaitlistOutput,
 )
 from .api.throttling import check_write_rate
 from .choices import Mode
@@ -232,6 +234,30 @@ def cancel_registration(request: HtmxHttpRequest, event_id: str) -> HttpResponse
     )
 
 
+@require_POST
+def join_waitlist(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
+    return _write(
+        request,
+        event_id,
+        services.join_waitlist,
+        WaitlistOutput,
+        done=gettext_lazy("You are on the waiting list. We will e-mail you if a seat frees up."),
+        unchanged=gettext_lazy("You were already on the waiting list."),
+    )
+
+
+@require_POST
+def leave_waitlist(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
+    return _write(
+        request,
+        event_id,
+        services.leave_waitlist,
+        LeaveWaitlistOutput,
+        done=gettext_lazy("You have left the waiting list."),
+        unchanged=gettext_lazy("You were not on the waiting list."),
+    )
+
+
 def _write(
     request: HtmxHttpRequest,
     event_id: str,
@@ -275,9 +301,15 @@ def _render_detail(
     details = _get_event_or_404(request, event_id, recorded=recorded)
     event = details.event
     url = request.build_absolute_uri(reverse("event-detail", kwargs={"event_id": event.public_id}))
+    place = details.waitlist
     can = policies.permissions(
         event.facts(),
-        policies.VisitorFacts(signed_in=visitor.is_authenticated, registered=details.is_registered),
+        policies.VisitorFacts(
+            signed_in=visitor.is_authenticated,
+            registered=details.is_registered,
+            waiting=place is not None,
+            holds_offer=place is not None and place.offer_expires_at is not None,
+        ),
         now=timezone.now(),
     )
     context = {
@@ -294,6 +326,8 @@ def _render_detail(
             "may_register": can.register,
             "may_cancel": can.cancel,
             "may_save": can.save,
+            "may_join_waitlist": can.join_waitlist,
+            "may_leave_waitlist": can.leave_waitlist,
         },
     }
     template = "events/event_detail.html#region" if region else "events/event_detail.html"
@@ -304,8 +338,9 @@ def _render_me(request: HtmxHttpRequest, *, region: bool) -> HttpResponse:
     visitor = visitor_from_request(request)
     try:
         registrations = selectors.list_registrations(visitor=visitor)
+        waitlist = selectors.list_waitlist(visitor=visitor)
     except AuthRequired:
-        registrations = None
+        registrations = waitlist = None
     confirmed = [r for r in registrations or [] if r.is_active]
     now = timezone.now()
     registered = policies.VisitorFacts(signed_in=True, registered=True)
@@ -321,6 +356,7 @@ def _render_me(request: HtmxHttpRequest, *, region: bool) -> HttpResponse:
         "confirmed": confirmed,
         "cancelled": [r for r in registrations or [] if not r.is_active],
         "cancellable": cancellable,
+        "waitlist": waitlist,
         "webmcp_state": {**_page_state(request, visitor), "cancellable": bool(cancellable)},
     }
     return _fragment_aware(render(request, "events/me.html#region" if region else "events/me.html", context))

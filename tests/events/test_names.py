@@ -6,7 +6,7 @@ import pytest
 
 from events import selectors, services
 from events.models import Activity
-from tests.factories import EventFactory, UserFactory
+from tests.factories import EventFactory, RegistrationFactory, UserFactory
 from webmcp.registry import registry
 from webmcp.routing import url_parameter_sets
 
@@ -37,7 +37,9 @@ def test_a_page_route_named_after_the_action_is_the_tools_endpoint(name):
 def test_the_activity_row_carries_the_use_cases_name(name):
     from events.visitors import Visitor
 
-    event = EventFactory(capacity=5)
+    event = EventFactory(capacity=1 if name == "join_waitlist" else 5)
+    if name == "join_waitlist":  # only a full event has a waiting list
+        RegistrationFactory(event=event)
     visitor = Visitor(user=UserFactory(), token="t" * 32)
     kwargs = {"visitor": visitor, "mode": "agent"}
     if name != "search_events":

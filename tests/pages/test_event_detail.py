@@ -102,11 +102,11 @@ def test_registered_visitor_sees_the_cancel_form_and_no_register_form(signed_in_
 
 def register_offer(event, *, signed_in: bool) -> str:
     """The markup that offers registering for `event`: the register form's action for a signed-in
-    visitor, the sign-in link that comes back to the event for an anonymous one. Neither appears
-    anywhere else on the page (the header's sign-in link has no `next`), and neither is translated."""
+    visitor, the sign-in link that comes back to the event for an anonymous one, named for registering
+    (a full event's page has a sign-in link for its waiting list instead)."""
     if signed_in:
         return f'action="/events/{event.public_id}/register/"'
-    return f'href="/accounts/login/?next=/events/{event.public_id}/"'
+    return f'href="/accounts/login/?next=/events/{event.public_id}/">Sign in to register<'
 
 
 def state_notice(html: str) -> str | None:
