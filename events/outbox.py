@@ -91,7 +91,7 @@ def deliver(notification_id: int) -> str:
 def _claim(notification_id: int, *, now: datetime) -> Notification | None:
     """Record the attempt and enqueue the next one, or say there is nothing to do now."""
     notification = (
-        Notification.objects.select_for_update()
+        Notification.objects.select_for_update(of=("self",))
         .select_related("user", "event", "registration", "entry")
         .filter(pk=notification_id)
         .first()

@@ -1,31 +1,64 @@
 """Run the task queue in the test process, with django-tasks-db's own worker (batch mode).
 
 Only tasks that are due run, as in production; a retry or an expiry scheduled for later stays queued.
-Tests that depend on a separate worker process (killed, restarted) start `manage.py db_worker` instead.
+Tests that depend on a separate worker process (killed, restarted) start `manage.py db_worker` instead
+(tests/events/test_worker.py).
 """
 
 from __future__ import annotations
 
+from unittest import mock
+
 from django.tasks import TaskResultStatus
-from django_tasks_db.management.commands.db_worker import Worker
+from django_tasks_db.management.commands import db_worker
 from django_tasks_db.models import DBTaskResult
 
 
 def run_tasks() -> int:
     """Run every due task (and those they enqueue, when due) until none is left; returns how many ran."""
     before = DBTaskResult.objects.exclude(status=TaskResultStatus.READY).count()
-    Worker(
-        queue_names=["default"],
-        interval=0,
-        batch=True,
-        backend_name="default",
-        startup_delay=False,
-        max_tasks=None,
-        worker_id="test-process",
-        excluded_queue_names=[],
-    ).run()
-    failed = list(
-        DBTaskResult.objects.filter(status=TaskResultStatus.FAILED).values_list("traceback", flat=True)
-    )
+    # The worker closes "old" connections between tasks, as a request would; inside a test's
+    # transaction that would close the test's own connection, so it is left open here.
+    with mock.patch.object(db_worker, "close_old_connections"):
+        db_worker.Worker(
+            queue_names=["default"],
+            interval=0,
+            batch=True,
+            backend_name="default",
+            startup_delay=False,
+            max_tasks=None,
+            worker_id="test-process",
+            excluded_queue_names=[],
+        ).run()
+    failed = DBTaskResult.objects.filter(status=TaskResultStatus.FAILED).values_list("traceback", flat=True)
     assert not failed, f"a task failed:\n{failed[0]}"
     return DBTaskResult.objects.exclude(status=TaskResultStatus.READY).count() - before
+
+
+def database_url() -> str:
+    """The test database as a DATABASE_URL, for a worker process started by a test."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{db['NAME']}"
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def start_worker(**env: str):
+    """`manage.py db_worker` as production runs it, on the test database, in its own process."""
+    import os
+    import subprocess
+    import sys
+
+    from django.conf import settings
+
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "db_worker", "--no-reload", "--no-startup-delay", "--interval", "0.2"],
+        cwd=settings.BASE_DIR,
+        env={**os.environ, "DATABASE_URL": database_url(), **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
