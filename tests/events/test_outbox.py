@@ -1,0 +1,127 @@
+"""events.outbox in the test process: retries, the final failure, the in-flight lease, one mail per key.
+
+The mail server is real SMTP when it matters: a port where nothing listens (connection refused), so the
+failure is the one production sees.
+"""
+
+from __future__ import annotations
+
+import socket
+from datetime import timedelta
+
+import pytest
+from django.core import mail
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
+
+from events import outbox, services
+from events.choices import NotificationKind, NotificationStatus
+from events.emails import build_message
+from events.models import Notification
+from events.visitors import Visitor
+from tests.factories import EventFactory, UserFactory
+from tests.tasks import run_tasks
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def mail_server_down(settings):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    settings.MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {"host": "127.0.0.1", "port": port, "timeout": 2},
+        }
+    }
+
+
+def registered(person: Visitor):
+    event = EventFactory()
+    services.register_event(visitor=person, mode="api", event_id=event.public_id)
+    return Notification.objects.get()
+
+
+def test_after_the_last_retry_the_mail_is_failed_with_its_error(person, settings, mail_server_down):
+    settings.NOTIFICATION_RETRY_DELAYS = [0, 0]  # three attempts, all due at once
+    notification = registered(person)
+    run_tasks()
+    notification.refresh_from_db()
+    assert (notification.status, notification.attempts) == (NotificationStatus.FAILED, 3)
+    assert "ConnectionRefusedError" in notification.last_error
+    assert notification.sent_at is None
+
+
+def test_a_failed_attempt_queues_the_next_one_after_its_delay(person, settings, mail_server_down):
+    settings.NOTIFICATION_RETRY_DELAYS = [60, 300]
+    notification = registered(person)
+    before = timezone.now()
+    run_tasks()
+    notification.refresh_from_db()
+    assert (notification.status, notification.attempts) == (NotificationStatus.PENDING, 1)
+    [retry] = DBTaskResult.objects.filter(task_path="events.tasks.send_notification", status="READY")
+    assert retry.args_kwargs["args"] == [notification.pk]
+    assert before + timedelta(seconds=59) < retry.run_after < timezone.now() + timedelta(seconds=61)
+
+
+def test_the_default_retries_last_more_than_a_day(settings):
+    assert sum(settings.NOTIFICATION_RETRY_DELAYS) > 24 * 3600
+
+
+def test_a_sent_mail_is_never_sent_again(person):
+    notification = registered(person)
+    assert outbox.deliver(notification.pk) == "sent"
+    assert outbox.deliver(notification.pk) == "nothing to do"
+    run_tasks()
+    assert len(mail.outbox) == 1
+
+
+def test_an_attempt_in_flight_is_waited_for_then_taken_over(person, settings):
+    settings.NOTIFICATION_SEND_LEASE = 120
+    notification = registered(person)
+    claimed = timezone.now() - timedelta(seconds=10)
+    Notification.objects.filter(pk=notification.pk).update(
+        status=NotificationStatus.SENDING, attempts=1, claimed_at=claimed
+    )
+    assert outbox.deliver(notification.pk) == "nothing to do"
+    assert mail.outbox == []
+    [later] = DBTaskResult.objects.filter(task_path="events.tasks.send_notification", status="READY").exclude(
+        run_after__year=9999  # what the backend stores for "now"
+    )
+    assert later.run_after == claimed + timedelta(seconds=120)
+    # The lease has passed: the attempt is taken as dead and the mail is sent by the next one.
+    Notification.objects.filter(pk=notification.pk).update(claimed_at=claimed - timedelta(seconds=200))
+    assert outbox.deliver(notification.pk) == "sent"
+    notification.refresh_from_db()
+    assert (notification.status, notification.attempts, len(mail.outbox)) == (NotificationStatus.SENT, 2, 1)
+
+
+def test_one_notification_per_cause_and_recipient(person):
+    event = EventFactory()
+    first = outbox.notify(NotificationKind.WAITLIST_OFFER, user=person.user, event=event, cause="entry-1")
+    again = outbox.notify(NotificationKind.WAITLIST_OFFER, user=person.user, event=event, cause="entry-1")
+    other = outbox.notify(NotificationKind.WAITLIST_OFFER, user=UserFactory(), event=event, cause="entry-1")
+    assert first is not None and again is None and other is not None
+    assert Notification.objects.count() == 2
+
+
+def test_the_message_id_comes_from_the_key_so_a_resend_is_the_same_message(person, settings):
+    settings.SITE_URL = "https://events.example.org"
+    notification = registered(person)
+    one, two = build_message(notification), build_message(notification)
+    assert one.extra_headers["Message-ID"] == two.extra_headers["Message-ID"]
+    assert one.extra_headers["Message-ID"].endswith("@events.example.org>")
+
+
+def test_the_mail_is_in_the_language_the_person_used(person):
+    from django.utils import translation
+
+    event = EventFactory(title="Workshop")
+    with translation.override("zh-hant"):
+        services.register_event(visitor=person, mode="ui", event_id=event.public_id)
+    run_tasks()
+    [message] = mail.outbox
+    assert Notification.objects.get().language == "zh-hant"
+    assert "報名" in message.subject or "報名" in message.body
