@@ -18,9 +18,9 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from . import services
-from .choices import Mode, RegistrationStatus
-from .models import Activity, Event, EventQuerySet, Registration, SavedEvent
+from . import outbox, services
+from .choices import Mode, NotificationStatus, RegistrationStatus
+from .models import Activity, Event, EventQuerySet, Notification, Registration, SavedEvent, WaitlistEntry
 from .visitors import Visitor
 
 if TYPE_CHECKING:
@@ -73,6 +73,38 @@ class RegistrationInline(admin.TabularInline):
         return False
 
 
+class WaitlistInline(admin.TabularInline):
+    """The event's waiting list in queue order: who waits, who holds a seat until when."""
+
+    model = WaitlistEntry
+    fields = ["user", "status", "joined_at", "offered_at", "expires_at", "ended_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    ordering = ["joined_at", "id"]
+    verbose_name_plural = _("waiting list")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[WaitlistEntry]:
+        return super().get_queryset(request).select_related("user")
+
+    def has_add_permission(self, request: HttpRequest, obj: Event | None = None) -> bool:
+        return False
+
+
+class NotificationInline(admin.TabularInline):
+    """The e-mails this event caused: to whom, and whether they went out."""
+
+    model = Notification
+    fields = ["kind", "email", "status", "attempts", "created_at", "sent_at", "last_error"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    ordering = ["-created_at", "-id"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Event | None = None) -> bool:
+        return False
+
+
 def _plain(queryset: QuerySet[Event]) -> QuerySet[Event]:
     """The selected events without the changelist's annotation and ordering (which update() refuses)."""
     return Event.objects.filter(pk__in=queryset.values("pk"))
@@ -97,12 +129,15 @@ class EventAdmin(admin.ModelAdmin):
     date_hierarchy = "starts_at"
     ordering = ["-starts_at", "-id"]
     list_per_page = 50
-    inlines = [RegistrationInline]
+    inlines = [RegistrationInline, WaitlistInline, NotificationInline]
     actions = ["publish", "unpublish", "cancel", "export_registrations_csv"]
     fieldsets = [
         (None, {"fields": ["public_id", "title", "summary", "description", "status"]}),
         (_("When and where"), {"fields": ["starts_at", "ends_at", "location", "venue"]}),
-        (_("Price, level and seats"), {"fields": ["price", "price_amount", "currency", "level", "capacity"]}),
+        (
+            _("Price, level and seats"),
+            {"fields": ["price", "price_amount", "currency", "level", "capacity", "offer_hours"]},
+        ),
         (_("Record"), {"fields": ["created_at", "updated_at"], "classes": ["collapse"]}),
     ]
 
@@ -120,6 +155,23 @@ class EventAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Event | None = None) -> bool:
         # Deleting would break links and registrations; an organiser cancels instead.
         return False
+
+    def save_model(self, request: HttpRequest, obj: Event, form, change: bool) -> None:
+        """A capacity raise frees seats: they go to the waiting list at once, in the same transaction."""
+        super().save_model(request, obj, form, change)
+        if change and {"capacity", "offer_hours"} & set(form.changed_data):
+            offered = services.process_waitlists(event_pks=[obj.pk])
+            if offered:
+                self.message_user(
+                    request,
+                    ngettext(
+                        "%(count)d seat was offered to the waiting list; the person is told by e-mail.",
+                        "%(count)d seats were offered to the waiting list; each person is told by e-mail.",
+                        offered,
+                    )
+                    % {"count": offered},
+                    messages.SUCCESS,
+                )
 
     @admin.display(description=_("price"), ordering="price_amount")
     def price_display(self, event: Event) -> str:
@@ -232,6 +284,63 @@ class SavedEventAdmin(admin.ModelAdmin):
     search_fields = ["user__username", "event__title", "event__public_id"]
     autocomplete_fields = ["user", "event"]
     readonly_fields = ["created_at"]
+
+
+@admin.register(WaitlistEntry)
+class WaitlistEntryAdmin(admin.ModelAdmin):
+    list_display = ["event", "user", "status", "joined_at", "expires_at", "ended_at"]
+    list_filter = ["status"]
+    list_select_related = ["user", "event"]
+    search_fields = ["user__username", "user__email", "event__title", "event__public_id"]
+    readonly_fields = ["event", "user", "status", "joined_at", "offered_at", "expires_at", "ended_at"]
+    date_hierarchy = "joined_at"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # people join through the use case, which keeps the queue's rules
+
+
+@admin.register(Notification)
+class NotificationAdmin(admin.ModelAdmin):
+    """The outbox: every e-mail the site decided to send, and whether it went out."""
+
+    list_display = ["kind", "email", "event", "status", "attempts", "created_at", "sent_at"]
+    list_filter = ["status", "kind"]
+    list_select_related = ["event"]
+    search_fields = ["email", "event__title", "event__public_id", "key"]
+    date_hierarchy = "created_at"
+    readonly_fields = [
+        "kind",
+        "key",
+        "user",
+        "email",
+        "event",
+        "registration",
+        "entry",
+        "language",
+        "status",
+        "attempts",
+        "last_error",
+        "created_at",
+        "claimed_at",
+        "sent_at",
+    ]
+    actions = ["send_again"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Notification | None = None) -> bool:
+        return False
+
+    @admin.action(description=_("Try sending the failed ones again"), permissions=["change"])
+    def send_again(self, request: HttpRequest, queryset: QuerySet[Notification]) -> None:
+        count = outbox.send_again(queryset.filter(status=NotificationStatus.FAILED))
+        self.message_user(
+            request,
+            ngettext("%(count)d e-mail is queued again.", "%(count)d e-mails are queued again.", count)
+            % {"count": count},
+            messages.SUCCESS,
+        )
 
 
 @admin.register(Activity)

@@ -135,3 +135,16 @@ def _end(notification: Notification, reason: str) -> None:
     notification.status = NotificationStatus.FAILED
     notification.last_error = reason
     notification.save(update_fields=["status", "last_error"])
+
+
+@transaction.atomic
+def send_again(notifications) -> int:
+    """Give failed notifications a fresh series of attempts (an organiser's choice, after fixing the
+    mail server); returns how many were queued."""
+    pks = list(notifications.filter(status=NotificationStatus.FAILED).values_list("pk", flat=True))
+    Notification.objects.filter(pk__in=pks).update(
+        status=NotificationStatus.PENDING, attempts=0, claimed_at=None
+    )
+    for pk in pks:
+        tasks.send_notification.enqueue(pk)
+    return len(pks)

@@ -8,10 +8,13 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
+from events import services
 from events.admin import CSV_HEADER
-from events.choices import EventStatus, RegistrationStatus
-from events.models import Activity, Event, Registration, VisitorState
+from events.choices import EventStatus, NotificationStatus, RegistrationStatus, WaitlistStatus
+from events.models import Activity, Event, Notification, Registration, VisitorState, WaitlistEntry
+from events.visitors import Visitor
 from tests.factories import ActivityFactory, EventFactory, RegistrationFactory, SavedEventFactory, UserFactory
 from tests.tasks import run_tasks
 
@@ -175,14 +178,72 @@ def test_admin_event_change_ignores_a_posted_public_id(admin_client, event):
             "starts_at_1": "10:00:00",
             "ends_at_0": "2027-01-23",
             "ends_at_1": "13:00:00",
-            "registrations-TOTAL_FORMS": "0",
-            "registrations-INITIAL_FORMS": "0",
+            **EMPTY_INLINES,
         }
     )
     response = admin_client.post(url, data)
     assert response.status_code == 302, response.context["adminform"].form.errors
     event.refresh_from_db()
     assert (event.public_id, event.title) == ("evt-webmcp-intro", "Renamed workshop")
+
+
+#: The management forms of the event page's read-only inlines (registrations, waiting list, e-mails).
+EMPTY_INLINES = {
+    f"{prefix}-{field}": "0"
+    for prefix in ("registrations", "waitlist", "notifications")
+    for field in ("TOTAL_FORMS", "INITIAL_FORMS")
+}
+
+
+def test_raising_capacity_in_the_admin_offers_the_new_seats_to_the_waiting_list(admin_client, mailoutbox):
+    event = EventFactory(capacity=1, title="Popular workshop")
+    RegistrationFactory(event=event)
+    waiting = [UserFactory() for _ in range(3)]
+    for user in waiting:
+        services.join_waitlist(visitor=Visitor(user=user), mode="ui", event_id=event.public_id)
+    url = reverse("admin:events_event_change", args=[event.pk])
+    form = admin_client.get(url).context["adminform"].form
+    data = {name: value for name, value in form.initial.items() if value is not None}
+    starts, ends = timezone.localtime(event.starts_at), timezone.localtime(event.ends_at)
+    data.update(
+        {
+            "capacity": "3",
+            "starts_at_0": starts.date().isoformat(),
+            "starts_at_1": starts.time().isoformat(),
+            "ends_at_0": ends.date().isoformat(),
+            "ends_at_1": ends.time().isoformat(),
+            **EMPTY_INLINES,
+        }
+    )
+    response = admin_client.post(url, data, follow=True)
+    assert "2 seats were offered to the waiting list" in response.content.decode()
+    statuses = [WaitlistEntry.objects.get(user=user).status for user in waiting]
+    assert statuses == [WaitlistStatus.OFFERED, WaitlistStatus.OFFERED, WaitlistStatus.WAITING]
+    page = admin_client.get(url).content.decode()
+    assert page.count("Offered a seat") >= 2  # the inline shows the queue
+    run_tasks()
+    assert sorted(m.to[0] for m in mailoutbox) == sorted(u.email for u in waiting[:2])
+    assert "Sent" in admin_client.get(url).content.decode()  # the e-mails, in the event's page
+
+
+def test_failed_emails_are_listed_and_can_be_sent_again(admin_client, mailoutbox):
+    event = EventFactory()
+    user = UserFactory()
+    services.register_event(visitor=Visitor(user=user), mode="ui", event_id=event.public_id)
+    notification = Notification.objects.get()
+    Notification.objects.filter(pk=notification.pk).update(
+        status=NotificationStatus.FAILED, attempts=9, last_error="SMTPServerDisconnected: gone"
+    )
+    changelist = reverse("admin:events_notification_changelist")
+    html = admin_client.get(changelist, {"status__exact": "failed"}).content.decode()
+    assert user.email in html
+    admin_client.post(
+        changelist, {"action": "send_again", "_selected_action": [notification.pk]}, follow=True
+    )
+    run_tasks()
+    notification.refresh_from_db()
+    assert (notification.status, notification.attempts) == (NotificationStatus.SENT, 1)
+    assert [m.to for m in mailoutbox] == [[user.email]]
 
 
 def test_admin_event_cannot_be_deleted(admin_client, event):

@@ -17,7 +17,7 @@ from events.choices import NotificationKind, RegistrationStatus, WaitlistStatus
 from events.errors import EventFull
 from events.models import Event, Notification, Registration, WaitlistEntry
 from events.visitors import Visitor
-from tests.factories import EventFactory, RegistrationFactory, UserFactory
+from tests.factories import EventFactory, UserFactory
 from tests.tasks import run_tasks
 
 from .conftest import version
