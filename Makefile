@@ -22,7 +22,7 @@ UV_PYTHON_FLAG := $(if $(BASE_PYTHON),--python "$(BASE_PYTHON)",--python 3.12)
 .PHONY: help install run test test-fast lint format chromium messages evals bench clean
 
 help:
-	@echo "make run    install everything, migrate, load demo data, serve on http://$(HOST):$(PORT)/"
+	@echo "make run    install everything, migrate, load demo data, serve on http://$(HOST):$(PORT)/ with a task worker"
 	@echo "make test   install everything (Chromium included) and run the whole suite"
 	@echo "make lint   ruff check and format check, import contracts (lint-imports), types (mypy)"
 
@@ -42,9 +42,13 @@ messages: install
 	@command -v msgfmt >/dev/null || { echo "Installing gettext"; $(call APT_INSTALL,gettext); }
 	$(PY) manage.py compilemessages --ignore=.venv --ignore=.tools -v 0
 
+# The site and one task worker (e-mails, waiting-list offers) together: Ctrl-C stops both, and the
+# worker is stopped too if the server exits on its own.
 run: messages
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py seed_demo
+	@$(PY) manage.py db_worker & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 APT_INSTALL = if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $(1); \
