@@ -75,7 +75,9 @@ def _refuse_unless_test_database() -> None:
     """This fixture seeds and then flushes its database: never let that be a real one."""
     for conn in connections.all():
         name = str(conn.settings_dict["NAME"])
-        if not (name.startswith("test_") or (conn.vendor == "sqlite" and conn.is_in_memory_db())):
+        test_name = str(conn.settings_dict.get("TEST", {}).get("NAME") or "")
+        sqlite_test = conn.vendor == "sqlite" and (conn.is_in_memory_db() or name == test_name)
+        if not (name.startswith("test_") or sqlite_test):
             pytest.fail(
                 f"refusing to seed and flush {conn.alias!r} ({name}): not a test database. pytest-django "
                 "creates one only when a collected test is marked django_db; run tests/browser as a whole "
