@@ -19,7 +19,7 @@ from typing import Any
 
 from bench import figures as groups
 from bench import load
-from bench.figures import browser, contention, queries, scale, throughput
+from bench.figures import browser, contention, queries, scale, throughput, waitlist
 from bench.infra import DB_PREFIX, log
 from bench.session import Session, argument_parser, update_readme
 from bench.session import main as run_session
@@ -117,6 +117,8 @@ def measure(session: Session, profile: dict, only: set[str]) -> dict:
     if "contention" in only:
         figures["contention"] = contention.measure(main, session, urls["main"])
     main.stop()
+    if "waitlist" in only:
+        figures["waitlist"] = waitlist.measure(session, urls["main"])
     return figures
 
 

@@ -3,6 +3,7 @@
     python -m bench.tasks populate --events 10000 --demo --contention-file FILE
     python -m bench.tasks queries
     python -m bench.tasks contention-check --event evt-bench-contention
+    python -m bench.tasks waitlist-race
 
 The database is the one in DATABASE_URL (run.py points it at a bench database, never the project's).
 Each command prints one JSON object on its last line of output; run.py reads that line.
@@ -325,7 +326,19 @@ def queries(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-COMMANDS = {"populate": populate, "queries": queries, "contention-check": contention_check}
+def waitlist_race(args: argparse.Namespace) -> dict[str, Any]:
+    """The waiting-list race of bench/waitlist_race.py (the same scenario as its PostgreSQL test)."""
+    from bench import waitlist_race as race
+
+    return race.run(capacity=50, waiting=100, cancellations=30, outsiders=20)
+
+
+COMMANDS = {
+    "populate": populate,
+    "queries": queries,
+    "contention-check": contention_check,
+    "waitlist-race": waitlist_race,
+}
 
 
 def main(argv: list[str]) -> None:
@@ -340,6 +353,7 @@ def main(argv: list[str]) -> None:
     fill.add_argument("--users", type=int, default=500)
     fill.add_argument("--capacity", type=int, default=50)
     commands.add_parser("queries")
+    commands.add_parser("waitlist-race")
     check = commands.add_parser("contention-check")
     check.add_argument("--event", default=CONTENTION_EVENT)
     args = parser.parse_args(argv)
