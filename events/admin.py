@@ -77,8 +77,7 @@ class WaitlistInline(admin.TabularInline):
     """The event's waiting list in queue order: who waits, who holds a seat until when."""
 
     model = WaitlistEntry
-    fields = ["user", "status", "joined_at", "offered_at", "expires_at", "ended_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("user", "status", "joined_at", "offered_at", "expires_at", "ended_at")
     extra = 0
     can_delete = False
     ordering = ["joined_at", "id"]
@@ -95,8 +94,7 @@ class NotificationInline(admin.TabularInline):
     """The e-mails this event caused: to whom, and whether they went out."""
 
     model = Notification
-    fields = ["kind", "email", "status", "attempts", "created_at", "sent_at", "last_error"]
-    readonly_fields = fields
+    fields = readonly_fields = ("kind", "email", "status", "attempts", "created_at", "sent_at", "last_error")
     extra = 0
     can_delete = False
     ordering = ["-created_at", "-id"]

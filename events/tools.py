@@ -169,7 +169,8 @@ join_waitlist = registry.register(
             "Put the signed-in person on this page's full event's waiting list, first come, first served. "
             "The result gives their 1-based position; when a seat frees, it is held for the first person "
             "waiting until offer.expiresAt and they are told. Joining again changes nothing and says "
-            "alreadyWaiting. If the event has free seats, the answer says to register instead. Takes no input."
+            "alreadyWaiting. If the event has free seats, the answer says to register instead. "
+            "Takes no input."
         ),
         input_serializer=EventRefInput,
         endpoint="join-waitlist",

@@ -55,6 +55,7 @@ from .api.throttling import check_write_rate
 from .choices import Mode
 from .errors import AuthRequired, DomainError, EventNotFound, InvalidInput, RegistrationNotFound
 from .forms import PAGE_PARAM, EventSearchForm
+from .models import Registration
 from .visitors import Visitor, client_mode, visitor_from_request
 
 if TYPE_CHECKING:
@@ -336,11 +337,11 @@ def _render_detail(
 
 def _render_me(request: HtmxHttpRequest, *, region: bool) -> HttpResponse:
     visitor = visitor_from_request(request)
-    try:
+    registrations: list[Registration] | None = None
+    waitlist: list[selectors.WaitlistPlace] | None = None
+    if visitor.is_authenticated:
         registrations = selectors.list_registrations(visitor=visitor)
         waitlist = selectors.list_waitlist(visitor=visitor)
-    except AuthRequired:
-        registrations = waitlist = None
     confirmed = [r for r in registrations or [] if r.is_active]
     now = timezone.now()
     registered = policies.VisitorFacts(signed_in=True, registered=True)
