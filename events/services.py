@@ -453,11 +453,8 @@ def _process_queue(event: Event, *, now: datetime) -> list[WaitlistEntry]:
     expired offer, a capacity raise, a re-publication), so a freed seat is held for the next person
     before anyone else can see it free.
     """
-    if (
-        event.capacity is None
-        and not WaitlistEntry.objects.filter(event=event, status__in=ACTIVE_WAITLIST).exists()
-    ):
-        return []
+    if not WaitlistEntry.objects.filter(event=event, status__in=ACTIVE_WAITLIST).exists():
+        return []  # nobody waits (the common case): one query
     for entry in WaitlistEntry.objects.select_related("user").filter(
         event=event, status=WaitlistStatus.OFFERED, expires_at__lte=now
     ):
