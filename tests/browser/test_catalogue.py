@@ -6,7 +6,9 @@ import json
 import pytest
 from django.core.management import call_command
 
+from events import services
 from events.choices import RegistrationStatus
+from events.visitors import Visitor
 from harness.tools import manifest, wait_for_tools
 from tests.factories import EventFactory, RegistrationFactory
 from webmcp.registry import Binding, registry
@@ -91,13 +93,32 @@ def test_catalogue_when_registered_offers_cancel_instead_of_register(page, sign_
     )
 
 
-def test_catalogue_on_a_full_event_offers_no_register(page, sign_in, make_user, make_event):
+def test_catalogue_on_a_full_event_offers_the_waiting_list_not_register(page, sign_in, make_user, make_event):
     event = make_event("evt-browser-full", capacity=1)
     RegistrationFactory(event=event)
     sign_in(make_user())
     path = f"/events/{event.public_id}/"
     page.goto(path)
-    assert_listed_tools_match(page, path, {"get_event_details", "save_event"})
+    assert_listed_tools_match(page, path, {"get_event_details", "save_event", "join_waitlist"})
+
+
+def test_catalogue_on_the_waiting_list_and_with_a_held_seat(page, sign_in, make_user, make_event):
+    event = make_event("evt-browser-held", capacity=1)
+    holder = RegistrationFactory(event=event).user
+    user = make_user()
+    services.join_waitlist(visitor=Visitor(user=user), mode="ui", event_id=event.public_id)
+    sign_in(user)
+    path = f"/events/{event.public_id}/"
+    page.goto(path)
+    assert_listed_tools_match(page, path, {"get_event_details", "save_event", "leave_waitlist"})
+    services.cancel_registration(visitor=Visitor(user=holder), mode="ui", event_id=event.public_id)
+    page.goto(path)
+    assert_listed_tools_match(
+        page,
+        path,
+        {"get_event_details", "save_event", "register_event", "leave_waitlist"},
+        confirmed={"register_event"},
+    )
 
 
 def test_catalogue_on_a_cancelled_event_offers_only_details(page, sign_in, make_user, make_event):
