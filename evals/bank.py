@@ -15,8 +15,15 @@ keyed by case name:
         "locale": "zh-TW",                  browser language (default en-US)
         "tags": ["SEL", "zh-Hant"],         category (SEL ARG ORD NO RECOVERY WRITE AUTH NAV) and language
         "seed": "SEL-01",                   question-bank id from the article series, when there is one
-        "setup": {"signedIn": true,         a fresh account, signed up through /accounts/signup/
+        "setup": {"resetSeats": "evt-…",    first, the event's seeded seats back: the runner's accounts
+                                            leave its waiting list and cancel there, seeded registrants
+                                            register again (evals/seats.py, through events.services)
+                  "signedIn": true,         a fresh account, signed up through /accounts/signup/
                   "before": [call, ...],    tool calls made on the page before the conversation
+                  "freeSeat": "evt-…",      after `before`: a seeded registrant of the event cancels, the
+                                            seat is offered to the case's account (which must be the one
+                                            waiting), and the page is reloaded; needs signedIn, resetSeats
+                                            on the same event and a join_waitlist call in `before`
                   "blockApi": {"url": glob, "times": n}},   requests aborted (times absent: all)
         "exactArguments": true,             matched calls may carry no argument beyond the expected ones
         "allowRelaxAfterZero": true,        the person allows a looser search after zero results (in the
@@ -69,7 +76,7 @@ META_KEYS = {
     "smokeArguments",
     "note",
 }
-SETUP_KEYS = {"signedIn", "before", "blockApi"}
+SETUP_KEYS = {"signedIn", "before", "blockApi", "resetSeats", "freeSeat"}
 
 
 class BankError(ValueError):
@@ -388,6 +395,27 @@ def _check_patterns(value: Any, where: str) -> None:
             _check_patterns(inner, where)
 
 
+def _check_seats(setup: dict, where: str) -> None:
+    """`resetSeats` and `freeSeat` name an event; a freed seat must be offered to the case's own
+    account, so it needs that account (signedIn), in line (a join_waitlist call in `before`) and alone
+    among the runner's accounts (resetSeats on the same event: earlier cases' accounts leave first)."""
+    for key in ("resetSeats", "freeSeat"):
+        if key in setup and not (isinstance(setup[key], str) and setup[key].strip()):
+            raise BankError(f"{where}: {key} is an event's id, such as evt-django-code-review-hours")
+    event = setup.get("freeSeat")
+    if event is None:
+        return
+    if setup.get("signedIn") is not True:
+        raise BankError(f"{where}: freeSeat offers the seat to the case's account: it needs signedIn")
+    if setup.get("resetSeats") != event:
+        raise BankError(
+            f"{where}: freeSeat needs resetSeats on the same event ({event}), else an earlier case's "
+            "account may be first in line and get the seat"
+        )
+    if not any(call.get("functionName") == "join_waitlist" for call in setup.get("before", [])):
+        raise BankError(f"{where}: freeSeat needs the case's account waiting: a join_waitlist call in before")
+
+
 def _check_meta(case: Case, where: str) -> None:
     meta = case.meta
     if not isinstance(meta.route, str) or not meta.route.startswith("/"):
@@ -404,16 +432,23 @@ def _check_meta(case: Case, where: str) -> None:
     unknown = set(meta.setup) - SETUP_KEYS
     if unknown:
         raise BankError(f"{where}: unknown setup keys {sorted(unknown)}")
-    block = meta.setup.get("blockApi")
+    setup = meta.setup
+    if not isinstance(setup.get("signedIn", False), bool):
+        raise BankError(f"{where}: signedIn is true or false")
+    block = setup.get("blockApi")
     if block is not None and (not isinstance(block, dict) or not isinstance(block.get("url"), str)):
         raise BankError(f"{where}: blockApi is {{url: glob, times?: n}}")
-    for call in meta.setup.get("before", []):
+    before = setup.get("before", [])
+    if not isinstance(before, list):
+        raise BankError(f"{where}: before is a list of setup calls")
+    for call in before:
         if (
             not isinstance(call, dict)
             or set(call) - {"functionName", "arguments"}
             or "functionName" not in call
         ):
             raise BankError(f"{where}: a setup call is {{functionName, arguments?}}")
+    _check_seats(setup, where)
     flat = flatten_calls(case.expectedCall)
     overrides = list(meta.smokeArguments or ())
     if len(overrides) > len(flat):

@@ -14,6 +14,8 @@ from typing import Any
 
 from harness import tools as harness_tools
 
+from .seats import EVAL_ACCOUNT_PREFIX
+
 CALL_TIMEOUT_MS = 15_000
 PAGE_TEXT_LIMIT = 4_000
 
@@ -70,7 +72,7 @@ class CasePage:
 
     def sign_up(self) -> str:
         """Create and sign in a fresh account through the sign-up page, as a person would."""
-        username = f"eval-{secrets.token_hex(4)}"
+        username = f"{EVAL_ACCOUNT_PREFIX}{secrets.token_hex(4)}"
         password = f"Ev-{secrets.token_urlsafe(12)}"
         page = self.page
         page.goto("/accounts/signup/")

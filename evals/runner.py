@@ -1,7 +1,8 @@
 """Run the bank against the site (smoke or model mode) or grade a saved report again.
 
-Per case: fresh browser context on the case's route, setup (sign-up, calls made before, the earlier turns'
-calls of a multi-turn conversation replayed in order on the same page, blocked API), then the last turn:
+Per case: fresh browser context on the case's route, setup (an event's seeded seats back, sign-up, calls
+made before, a seat freed for the case's account and the page reloaded, the earlier turns' calls of a
+multi-turn conversation replayed in order on the same page, blocked API), then the last turn:
 either the case's expected calls (smoke) or the model's (model), then the grade. `/health` is read
 before and after every case and at both ends of the run; a result whose revision or tool catalogue
 fingerprint changed meanwhile is `rerun_required` (its graded outcome stays in the report).
@@ -24,6 +25,7 @@ from .bank import BankError, Case, bank_digest, load_bank, select
 from .browser import CasePage
 from .grading import calls_from_trace, grade, history_from_trace
 from .model import DEFAULT_MAX_STEPS, ChatClient, ModelConfig, ModelError, run_agent
+from .seats import SiteSeats
 from .server import SeededServer
 
 STAMP_KEYS = ("revision", "toolCatalogueFingerprint")
@@ -56,12 +58,17 @@ def final_outcome(graded: str, before: dict, after: dict, run_start: dict, run_e
     return graded
 
 
-def prepare(browser, base_url: str, case: Case) -> CasePage:
+def prepare(browser, base_url: str, case: Case, seats: SiteSeats | None = None) -> CasePage:
+    """The case's page in the state its setup says. `seats` reaches the site's database for the seat
+    steps (`resetSeats`, `freeSeat`: evals/seats.py); cases without them never use it."""
+    setup = case.meta.setup
+    if (setup.get("resetSeats") or setup.get("freeSeat")) and seats is None:
+        raise SetupError("this case changes an event's seats, which needs the site's database")
     page = CasePage(browser, base_url, case.meta.route, case.meta.locale)
     try:
-        setup = case.meta.setup
-        if setup.get("signedIn"):
-            page.sign_up()
+        if setup.get("resetSeats"):
+            page.setup_log["resetSeats"] = seats.reset(setup["resetSeats"])
+        username = page.sign_up() if setup.get("signedIn") else None
         page.open()
         for call in setup.get("before", []):
             record = page.call(call["functionName"], call.get("arguments") or {})
@@ -71,6 +78,11 @@ def prepare(browser, base_url: str, case: Case) -> CasePage:
                 raise SetupError(
                     f"setup call {call['functionName']} did not succeed: {record.error or result}"
                 )
+        if setup.get("freeSeat"):
+            # Someone else cancels elsewhere; the person's page shows the held seat once reloaded.
+            page.setup_log["freeSeat"] = seats.free(setup["freeSeat"], username)
+            page.open()
+            page.setup_log["toolsAfterFreeSeat"] = page.wait_for_tools()
         replay_history(page, case)
         block = setup.get("blockApi")
         if block:
@@ -101,7 +113,14 @@ def run_smoke_case(page: CasePage, case: Case, trace: dict) -> dict:
     return trace
 
 
-def run_case(browser, base_url: str, case: Case, options: RunOptions, client: ChatClient | None) -> dict:
+def run_case(
+    browser,
+    base_url: str,
+    case: Case,
+    options: RunOptions,
+    client: ChatClient | None,
+    seats: SiteSeats | None = None,
+) -> dict:
     started = time.monotonic()
     before = health_stamp(fetch_health(base_url))
     entry: dict = {
@@ -117,7 +136,7 @@ def run_case(browser, base_url: str, case: Case, options: RunOptions, client: Ch
     page = None
     trace: dict = {}
     try:
-        page = prepare(browser, base_url, case)
+        page = prepare(browser, base_url, case, seats)
         if page.history:
             trace["history"] = page.history
         if options.mode == "smoke":
@@ -192,9 +211,14 @@ def run(options: RunOptions) -> tuple[dict, dict[str, Path]]:
         report["maxSteps"] = options.max_steps
     with contextlib.ExitStack() as stack:
         base_url = options.base_url
+        # The seat steps reach the site's database: our own server's, or (--base-url) whatever the
+        # runner's environment names (DJANGO_SETTINGS_MODULE, DATABASE_URL).
+        seats = SiteSeats()
         if not base_url:
             options.progress("Preparing a seeded server (temporary SQLite, demo data)…")
-            base_url = stack.enter_context(SeededServer()).base_url
+            server = stack.enter_context(SeededServer())
+            base_url = server.base_url
+            seats = SiteSeats(server.env())
             report["serverStartedByRunner"] = True
             report["workingTreeDirty"] = working_tree_dirty()
         report["baseUrl"] = base_url
@@ -207,7 +231,7 @@ def run(options: RunOptions) -> tuple[dict, dict[str, Path]]:
         browser = stack.enter_context(launch(headless=options.headless))
         report["browser"] = {"chromium": browser.version, "flags": CHROMIUM_ARGS}
         for position, case in enumerate(cases, 1):
-            entry = run_case(browser, base_url, case, options, client)
+            entry = run_case(browser, base_url, case, options, client, seats)
             report["cases"].append(entry)
             # Provisional outcome for the progress line; the run-level check comes at the end.
             entry["outcome"] = final_outcome(

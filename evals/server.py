@@ -30,6 +30,13 @@ class SeededServer:
         self.server: ServerProcess | None = None
         self.directory: Path | None = None
 
+    def env(self) -> dict[str, str]:
+        """The environment of the server's processes: its settings and its database (once started).
+        Anything else that must reach the same database (the runner's seat steps) runs with it."""
+        if self.directory is None:
+            raise ServerError("the server has not been started")
+        return self._env()
+
     def _env(self) -> dict[str, str]:
         env = {key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "REDIS_URL")}
         env["DEBUG"] = "1"  # a development server: static files from the source folders, no secret needed

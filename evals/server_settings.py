@@ -4,7 +4,8 @@ The runner sets EVALS_SQLITE_PATH to a file in a temporary directory, migrates i
 so every run starts from the same catalogue. Whatever the caller's environment says (CI exports a
 PostgreSQL DATABASE_URL, maybe REDIS_URL or SMTP settings), this server touches nothing shared: its own
 database, its own in-process cache (so its rate-limit counts are its own), mail printed to its log, and
-plain-HTTP cookies on 127.0.0.1.
+plain-HTTP cookies on 127.0.0.1. The runner's seat steps (evals/seats.py) write the same SQLite file from
+another process, so it is opened as the project opens SQLite: WAL, IMMEDIATE transactions, a 20 s wait.
 """
 
 import os
@@ -15,6 +16,11 @@ DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": os.environ["EVALS_SQLITE_PATH"],
+        "OPTIONS": {
+            "init_command": "PRAGMA journal_mode=WAL;",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+        },
     }
 }
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "KEY_PREFIX": "evals"}}

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from evals.__main__ import main
 from evals.bank import CASES_DIR, CATEGORIES, SIDECAR_NAME, BankError, case_files, load_bank
-from events.demo_data import DEMO_EVENTS
+from events.demo_data import DEMO_EVENTS, DEMO_REGISTRATIONS, DEMO_USERS
 
 UPSTREAM_NODE_KEYS = {"functionName", "arguments", "result", "optional"}
 # webmcp-evals' message types (src/types/evals.ts): content, function call and function response
@@ -144,6 +145,35 @@ def test_the_conversations_rely_on_facts_of_the_demo_data():
             assert len(found) == step["response"]["count"], case.name
 
 
+def test_the_waiting_list_cases_rely_on_the_seeded_full_event():
+    """WRITE-05..07: the seed's full event, its seats given back first (resetSeats); WRITE-06 and -07
+    also free a seat, which a seeded registrant (who cannot sign in) gives up for the case's account."""
+    events = {event["public_id"]: event for event in DEMO_EVENTS}
+    cases = [case for case in load_bank() if case.meta.setup.get("resetSeats")]
+    assert {case.name.split(":")[0] for case in cases} == {
+        f"WRITE-0{n} {language}" for n in (5, 6, 7) for language in ("en", "zh-Hant")
+    }
+    for case in cases:
+        setup = case.meta.setup
+        event_id = setup["resetSeats"]
+        assert case.meta.route == f"/events/{event_id}/" and setup["signedIn"] is True, case.name
+        registrants = [user for user, public_id in DEMO_REGISTRATIONS if public_id == event_id]
+        assert len(registrants) == events[event_id]["capacity"], "the event is full in the seed"
+        assert events[event_id]["status"] == "published" and events[event_id]["starts_at"].year >= 2027
+        assert all(user["password"] is None for user in DEMO_USERS if user["username"] in registrants), (
+            "no case can sign in as a seeded registrant"
+        )
+        [expected] = case.expectedCall
+        offered = "freeSeat" in setup
+        assert offered == (expected["functionName"] != "join_waitlist"), case.name
+        if offered:
+            assert setup["before"] == [{"functionName": "join_waitlist", "arguments": {}}]
+        else:
+            assert expected["result"]["position"] == {"$gte": 1} and "before" not in setup
+    by_call = {case.expectedCall[0]["functionName"] for case in cases}
+    assert by_call == {"join_waitlist", "get_event_details", "register_event"}
+
+
 def test_every_case_runs_in_smoke_with_concrete_arguments():
     for case in load_bank():
         for call in case.smoke_calls():
@@ -158,6 +188,7 @@ GOOD_CASE = {
     "expectedCall": [{"functionName": "search_events", "arguments": {"location": "taipei"}}],
 }
 GOOD_META = {"route": "/events/", "tags": ["SEL", "en"]}
+JOIN = {"functionName": "join_waitlist", "arguments": {}}
 
 
 def write_bank(directory: Path, case: dict, meta: dict | None = None, name: str | None = None) -> Path:
@@ -274,6 +305,40 @@ BROKEN = [
         {**GOOD_META, "allowRelaxAfterZero": "yes"},
         "allowRelaxAfterZero",
     ),
+    ("an unknown setup key", GOOD_CASE, {**GOOD_META, "setup": {"signIn": True}}, "unknown setup keys"),
+    (
+        "an event's seats reset without an event id",
+        GOOD_CASE,
+        {**GOOD_META, "setup": {"resetSeats": True}},
+        "resetSeats is an event's id",
+    ),
+    (
+        "a seat freed for nobody",
+        GOOD_CASE,
+        {**GOOD_META, "setup": {"resetSeats": "evt-x", "freeSeat": "evt-x", "before": [JOIN]}},
+        "needs signedIn",
+    ),
+    (
+        "a seat freed without the line reset first",
+        GOOD_CASE,
+        {**GOOD_META, "setup": {"signedIn": True, "freeSeat": "evt-x", "before": [JOIN]}},
+        "needs resetSeats on the same event",
+    ),
+    (
+        "a seat freed with another event's line reset",
+        GOOD_CASE,
+        {
+            **GOOD_META,
+            "setup": {"signedIn": True, "resetSeats": "evt-y", "freeSeat": "evt-x", "before": [JOIN]},
+        },
+        "needs resetSeats on the same event",
+    ),
+    (
+        "a seat freed for an account not waiting",
+        GOOD_CASE,
+        {**GOOD_META, "setup": {"signedIn": True, "resetSeats": "evt-x", "freeSeat": "evt-x"}},
+        "a join_waitlist call in before",
+    ),
     (
         "operators without smoke arguments",
         {**GOOD_CASE, "expectedCall": [{"functionName": "s", "arguments": {"q": {"$pattern": "x"}}}]},
@@ -307,6 +372,19 @@ def test_a_multi_turn_case_loads_with_its_history(tmp_path):
     assert loaded.user_messages() == ["Find events in Kaohsiung.", "Taipei then."]
     assert loaded.meta.allowRelaxAfterZero == ("location",)
     assert loaded.meta.as_dict()["allowRelaxAfterZero"] == ["location"]
+
+
+def test_a_case_with_a_freed_seat_loads(tmp_path):
+    setup = {"resetSeats": "evt-x", "signedIn": True, "before": [JOIN], "freeSeat": "evt-x"}
+    [case] = load_bank(write_bank(tmp_path, GOOD_CASE, {**GOOD_META, "setup": setup}))
+    assert case.meta.setup == setup and case.meta.as_dict()["setup"] == setup
+
+
+def test_list_validates_the_seat_steps_too(tmp_path, capsys):
+    setup = {"signedIn": True, "before": [JOIN], "freeSeat": "evt-x"}
+    bank = write_bank(tmp_path, GOOD_CASE, {**GOOD_META, "setup": setup})
+    assert main(["list", "--cases", str(bank)]) == 2
+    assert "needs resetSeats on the same event" in capsys.readouterr().err
 
 
 def test_every_case_needs_a_sidecar_entry_and_every_entry_a_case(tmp_path):

@@ -28,9 +28,21 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def site():
-    with SeededServer() as server:
-        yield server.base_url
+def server():
+    with SeededServer() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def site(server):
+    return server.base_url
+
+
+@pytest.fixture(scope="module")
+def site_database(server):
+    """What the runner (with --base-url) needs to reach this site's database for the seat steps."""
+    env = server.env()
+    return {key: env[key] for key in ("DJANGO_SETTINGS_MODULE", "EVALS_SQLITE_PATH", "DEBUG")}
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +71,9 @@ def by_name(report: dict) -> dict[str, dict]:
     return {entry["name"]: entry for entry in report["cases"]}
 
 
-def test_smoke_runs_every_case_of_the_bank_and_each_passes(site, tmp_path):
+def test_smoke_runs_every_case_of_the_bank_and_each_passes(site, site_database, tmp_path):
     """No model: every case's expected calls on the live pages, one Chromium, one server."""
-    code, report, output = run_evals(tmp_path, "smoke", "--base-url", site)
+    code, report, output = run_evals(tmp_path, "smoke", "--base-url", site, env=site_database)
     bank = load_bank()
     assert code == 0, output
     assert report["totals"] == {
@@ -98,6 +110,23 @@ def test_smoke_runs_every_case_of_the_bank_and_each_passes(site, tmp_path):
             assert [event["id"] for event in call["result"]["events"]] == ["evt-webmcp-intro"], name
         if name.startswith("ARG-07"):
             assert entry["trace"]["setup"]["url"].endswith("/events/?location=kaohsiung")
+        # The waiting list: the full event's seeded seats back first; then a seat freed for this
+        # case's fresh account by a seeded registrant's cancellation, and the reloaded page offers it.
+        if name.startswith(("WRITE-05", "WRITE-06", "WRITE-07")):
+            setup = entry["trace"]["setup"]
+            assert setup["resetSeats"]["seats"] == {"capacity": 2, "confirmed": 2, "held": 0, "waiting": 0}
+            [call] = entry["trace"]["calls"]
+            if name.startswith("WRITE-05"):
+                assert call["result"]["waiting"] is True and call["result"]["position"] == 1, name
+                continue
+            freed = setup["freeSeat"]
+            assert freed["offeredTo"] == setup["signedIn"]["username"] and freed["cancelledBy"], name
+            assert "register_event" in setup["toolsAfterFreeSeat"], name
+            if name.startswith("WRITE-06"):
+                assert call["result"]["waitlist"]["offer"]["expiresAt"], name
+            else:
+                assert call["confirmedByRunner"] is True, name
+                assert call["result"]["registration"]["status"] == "confirmed", name
     text = Path(report["files"]["txt"]).read_text(encoding="utf-8")
     assert start["revision"] in text and "pass" in text
     assert Path(report["files"]["html"]).exists()
@@ -118,11 +147,18 @@ GOOD_SAMPLE = [
 ]
 
 
-def test_model_mode_with_the_good_stub_policy_passes_and_keeps_the_whole_trace(site, stub, tmp_path):
+def test_model_mode_with_the_good_stub_policy_passes_and_keeps_the_whole_trace(
+    site, site_database, stub, tmp_path
+):
     """The STUB model service stands in for an outside model (none can run here): its `stub-good`
     policy makes each case's expected calls, so the loop, the page calls and the grader must all pass."""
     only = [arg for item in GOOD_SAMPLE for arg in ("--only", item)]
-    env = {"EVALS_BASE_URL": stub.base_url, "EVALS_MODEL": "stub-good", "EVALS_API_KEY": "not-a-secret"}
+    env = {
+        **site_database,
+        "EVALS_BASE_URL": stub.base_url,
+        "EVALS_MODEL": "stub-good",
+        "EVALS_API_KEY": "not-a-secret",
+    }
     code, report, output = run_evals(tmp_path, "model", "--base-url", site, *only, env=env)
     assert code == 0, output
     assert report["totals"]["pass"] == report["totals"]["total"] >= 10
@@ -146,6 +182,10 @@ def test_model_mode_with_the_good_stub_policy_passes_and_keeps_the_whole_trace(s
     }
     cancel = next(entry for name, entry in cases.items() if name.startswith("WRITE-04"))
     assert cancel["trace"]["calls"][0]["confirmedByRunner"] is True
+    claim = cases["WRITE-07 zh-Hant: claim the held seat, the person confirms"]
+    [call] = claim["trace"]["calls"]
+    assert call["confirmedByRunner"] is True and call["result"]["registration"]["status"] == "confirmed"
+    assert "register_event" in {spec["function"]["name"] for spec in claim["trace"]["toolsOffered"]}
     # A conversation on one page: the model is shown the earlier turn and plays the last one.
     same_page = cases["ARG-06 en: a new keyword search after a zero-result search, on the same page"]
     trace = same_page["trace"]

@@ -141,6 +141,21 @@ def test_the_same_request_on_another_page_is_another_case():
     assert on_list.name.startswith("ARG-02 en") and on_filtered.name.startswith("ARG-07 en")
 
 
+def test_the_stub_knows_every_case_of_the_bank_by_its_conversation_and_page():
+    """Scripts come from the bank, so a new case needs nothing in the stub, as long as what the person
+    says (or, where two cases say the same, the page) tells it apart."""
+    script = Script(load_bank())
+    for case in load_bank():
+        system = f"The page:\nURL: http://127.0.0.1:8000{case.meta.route}\nTitle: Events"
+        found = script.case_for([{"role": "system", "content": system}, *chat_messages(case.messages)])
+        assert found is not None and found.name == case.name
+    claim = next(case for case in load_bank() if case.name.startswith("WRITE-07 zh-Hant"))
+    messages = [{"role": "system", "content": "page…"}, *chat_messages(claim.messages)]
+    reply = script.reply("stub-good", messages, [])
+    [call] = reply["tool_calls"]
+    assert call["function"]["name"] == "register_event" and json.loads(call["function"]["arguments"]) == {}
+
+
 def test_relaxing_policy_goes_past_what_the_person_allowed_and_the_grader_fails_it(stub):
     """ARG-04 over two turns: the person let the level go. Should that search find nothing too, the
     relaxing policy drops the price next, which nobody allowed."""

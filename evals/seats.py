@@ -1,0 +1,225 @@
+"""Seat steps of a case's setup (`resetSeats`, `freeSeat`): done on the site's database through the
+product's own use cases (`events.services`), never raw SQL.
+
+A waiting-list case needs what no tool of its page can do: someone else cancelling, so that a seat
+frees and is held for the case's account. The runner does not import Django; it runs this module in a
+subprocess with the site's environment — `python -m evals.seats reset <event id>` and
+`python -m evals.seats free <event id> <username>` — and reads the one JSON line each prints.
+
+- `reset`: the event gets back its seeded seats, whatever earlier cases did. Every account the runner
+  signed up (`eval-…`, see `EVAL_ACCOUNT_PREFIX`) leaves the event's waiting list (`leave_waitlist`,
+  which declines a held offer) and cancels its registration there (`cancel_registration`); every seeded
+  registrant of the event (`events.demo_data.DEMO_REGISTRATIONS`) whose registration is not confirmed
+  registers again (`register_event`). Nobody else is touched: on a site with real people waiting, the
+  offer of `free` may go to them, and `free` says so.
+- `free`: the event's first seeded registrant that holds a seat cancels it (`cancel_registration`),
+  which offers the seat to the first person waiting. It fails unless that is `username` (the case's
+  fresh account), so a case never runs on someone else's offer.
+
+Cases run one after another on one site, so these steps make each waiting-list case independent of
+the order of the bank: after `reset` the case's account is the only runner account in the line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+
+EVAL_ACCOUNT_PREFIX = "eval-"  # the runner signs up `eval-<hex>` (evals/browser.py)
+MODE = "ui"  # what they do is what a person does on a page elsewhere
+
+
+class SeatError(RuntimeError):
+    """A seat step could not put the event in the state the case starts from."""
+
+
+# ---- inside the site's Django (the subprocess) ---------------------------------------------------
+
+
+def _event(event_id: str):
+    from events.models import Event
+
+    event = Event.objects.filter(public_id=event_id).first()
+    if event is None:
+        raise SeatError(f"no event {event_id!r} in this database (is it the site's, and seeded?)")
+    return event
+
+
+def seats(event_id: str) -> dict:
+    """The event's seats now: capacity, confirmed registrations, seats held by offers, people waiting."""
+    from events.choices import RegistrationStatus, WaitlistStatus
+    from events.models import Registration, WaitlistEntry
+
+    event = _event(event_id)
+    entries = WaitlistEntry.objects.filter(event=event)
+    return {
+        "capacity": event.capacity,
+        "confirmed": Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).count(),
+        "held": entries.filter(status=WaitlistStatus.OFFERED).count(),
+        "waiting": entries.filter(status=WaitlistStatus.WAITING).count(),
+    }
+
+
+def seeded_registrants(event_id: str) -> list[str]:
+    from events.demo_data import DEMO_REGISTRATIONS
+
+    return [username for username, public_id in DEMO_REGISTRATIONS if public_id == event_id]
+
+
+def reset_seats(event_id: str) -> dict:
+    """The event's seeded seats back (see the module docstring); returns what changed and the seats."""
+    from django.contrib.auth import get_user_model
+
+    from events import services
+    from events.choices import ACTIVE_WAITLIST, RegistrationStatus
+    from events.models import Registration, WaitlistEntry
+    from events.visitors import Visitor
+
+    event = _event(event_id)
+    done = {"event": event_id, "left": 0, "declinedOffers": 0, "cancelled": 0, "registeredAgain": []}
+    runner_accounts = {"user__username__startswith": EVAL_ACCOUNT_PREFIX}
+    # Leaving first, until nobody of ours is in line: a declined offer goes to the next person at once,
+    # who may be one of ours as well. Then nobody of ours waits when the cancellations free seats.
+    while True:
+        entry = (
+            WaitlistEntry.objects.select_related("user")
+            .filter(event=event, status__in=ACTIVE_WAITLIST, **runner_accounts)
+            .order_by("joined_at", "id")
+            .first()
+        )
+        if entry is None:
+            break
+        left = services.leave_waitlist(visitor=Visitor(user=entry.user), mode=MODE, event_id=event_id)
+        done["left"] += 1
+        done["declinedOffers"] += int(left.declined_offer)
+    for registration in Registration.objects.select_related("user").filter(
+        event=event, status=RegistrationStatus.CONFIRMED, **runner_accounts
+    ):
+        services.cancel_registration(visitor=Visitor(user=registration.user), mode=MODE, event_id=event_id)
+        done["cancelled"] += 1
+    User = get_user_model()
+    for username in seeded_registrants(event_id):
+        user = User.objects.filter(username=username).first()
+        if user is None:
+            raise SeatError(f"seeded registrant {username!r} is missing (was the site seeded?)")
+        confirmed = Registration.objects.filter(user=user, event=event, status=RegistrationStatus.CONFIRMED)
+        if not confirmed.exists():
+            services.register_event(visitor=Visitor(user=user), mode=MODE, event_id=event_id)
+            done["registeredAgain"].append(username)
+    done["seats"] = seats(event_id)
+    return done
+
+
+def free_seat(event_id: str, username: str) -> dict:
+    """A seeded registrant cancels; the seat must go to `username`, who is waiting."""
+    from django.contrib.auth import get_user_model
+
+    from events import services
+    from events.choices import RegistrationStatus, WaitlistStatus
+    from events.models import Registration, WaitlistEntry
+    from events.visitors import Visitor
+
+    event = _event(event_id)
+    account = get_user_model().objects.filter(username=username).first()
+    if account is None:
+        raise SeatError(f"no account {username!r} in this database (is it the site's?)")
+    mine = WaitlistEntry.objects.filter(event=event, user=account).order_by("-id").first()
+    if mine is None or mine.status != WaitlistStatus.WAITING:
+        raise SeatError(
+            f"{username} is not waiting for {event_id} ({mine.status if mine else 'not on the list'}); "
+            "a freeSeat case joins the waiting list in its `before` calls"
+        )
+    holders = [
+        registration
+        for name in seeded_registrants(event_id)
+        for registration in Registration.objects.select_related("user").filter(
+            event=event, user__username=name, status=RegistrationStatus.CONFIRMED
+        )
+    ]
+    if not holders:
+        raise SeatError(f"no seeded registrant of {event_id} holds a seat to free (resetSeats first)")
+    holder = holders[0].user
+    services.cancel_registration(visitor=Visitor(user=holder), mode=MODE, event_id=event_id)
+    mine.refresh_from_db()
+    if mine.status != WaitlistStatus.OFFERED:
+        ahead = list(
+            WaitlistEntry.objects.filter(event=event, status=WaitlistStatus.OFFERED).values_list(
+                "user__username", flat=True
+            )
+        )
+        raise SeatError(
+            f"{holder.username} cancelled, but the seat went to {ahead or 'nobody'}, not {username} "
+            f"(someone else was ahead in line; status {mine.status})"
+        )
+    return {
+        "event": event_id,
+        "cancelledBy": holder.username,
+        "offeredTo": username,
+        "expiresAt": mine.expires_at.isoformat() if mine.expires_at else None,
+        "seats": seats(event_id),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] not in ("reset", "free") or len(args) != {"reset": 2, "free": 3}[args[0]]:
+        print("usage: python -m evals.seats reset EVENT_ID | free EVENT_ID USERNAME", file=sys.stderr)
+        return 2
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")  # as manage.py does
+    import django
+
+    django.setup()
+    try:
+        done = reset_seats(args[1]) if args[0] == "reset" else free_seat(args[1], args[2])
+    except SeatError as error:
+        print(f"evals.seats {args[0]}: {error}", file=sys.stderr)
+        return 1
+    print(json.dumps(done, ensure_ascii=False))
+    return 0
+
+
+# ---- the runner's side ---------------------------------------------------------------------------
+
+
+class SiteSeats:
+    """Runs the seat steps against one site's database: `python -m evals.seats …` in `env`.
+
+    The runner's own server passes its environment (settings and SQLite file); with `--base-url` it is
+    the runner's environment, so DJANGO_SETTINGS_MODULE / DATABASE_URL must name that site's database.
+    """
+
+    def __init__(self, env: Mapping[str, str] | None = None, python: str | None = None) -> None:
+        self.env = dict(env if env is not None else os.environ)
+        self.python = python or sys.executable
+
+    def _run(self, *args: str) -> dict:
+        from harness.revision import PROJECT_DIR
+
+        env = dict(self.env)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_DIR), env.get("PYTHONPATH")]))
+        done = subprocess.run(
+            [self.python, "-m", "evals.seats", *args],
+            cwd=PROJECT_DIR,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        lines = done.stdout.strip().splitlines()
+        if done.returncode != 0 or not lines:
+            detail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise SeatError(f"seats {' '.join(args)} failed: {detail}")
+        return json.loads(lines[-1])
+
+    def reset(self, event_id: str) -> dict:
+        return self._run("reset", event_id)
+
+    def free(self, event_id: str, username: str) -> dict:
+        return self._run("free", event_id, username)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
