@@ -173,6 +173,7 @@ MAILERS = {
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "AgentReady Events <noreply@localhost>")
 
+
 def env_seconds(name: str, default: str) -> list[int]:
     return [int(value) for value in env_list(name, default)]
 
