@@ -7,6 +7,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
+from .models import Scope
+
 
 class SignUpForm(UserCreationForm):
     email = forms.EmailField(
@@ -24,3 +26,18 @@ class SignUpForm(UserCreationForm):
         if get_user_model().objects.filter(email__iexact=email).exists():
             raise forms.ValidationError(_("An account with this e-mail address already exists."))
         return email
+
+
+class AccessTokenForm(forms.Form):
+    """A new personal access token: what it is for, what it may do, how long it lives."""
+
+    DAYS = [(7, _("7 days")), (30, _("30 days")), (90, _("90 days")), (365, _("1 year"))]
+
+    name = forms.CharField(label=_("Name"), max_length=100, help_text=_("What or who will use it."))
+    scopes = forms.MultipleChoiceField(
+        label=_("May"),
+        choices=Scope.choices,
+        widget=forms.CheckboxSelectMultiple,
+        initial=[Scope.EVENTS_READ],
+    )
+    days = forms.TypedChoiceField(label=_("Expires after"), choices=DAYS, coerce=int, initial=30)

@@ -5,13 +5,17 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import REDIRECT_FIELD_NAME, login
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
+from django.views.decorators.http import require_POST
 
-from .forms import SignUpForm
+from .forms import AccessTokenForm, SignUpForm
+from .tokens import TokenRefused, create_access_token, revoke_access_token
 
 
 @sensitive_post_parameters("password1", "password2")
@@ -30,3 +34,32 @@ def signup(request: HttpRequest) -> HttpResponse:
         messages.success(request, _("Welcome! Your account is ready and you are signed in."))
         return redirect(next_url or settings.LOGIN_REDIRECT_URL)
     return render(request, "registration/signup.html", {"form": form, "next": next_url})
+
+
+@never_cache
+@login_required
+@require_POST
+def create_token(request: HttpRequest) -> HttpResponse:
+    """Make a token and show it once, on this answer only (never in a message, a cookie or a log)."""
+    form = AccessTokenForm(request.POST)
+    if form.is_valid():
+        try:
+            token, raw = create_access_token(
+                user=request.user,
+                name=form.cleaned_data["name"],
+                scopes=form.cleaned_data["scopes"],
+                days=form.cleaned_data["days"],
+            )
+        except TokenRefused as refusal:
+            form.add_error(None, str(refusal))
+        else:
+            return render(request, "accounts/token_created.html", {"token": token, "raw": raw})
+    return render(request, "accounts/token_form.html", {"form": form}, status=400)
+
+
+@login_required
+@require_POST
+def revoke_token(request: HttpRequest, token_id: int) -> HttpResponse:
+    if revoke_access_token(user=request.user, token_id=token_id):
+        messages.success(request, _("The token is revoked: it no longer works anywhere."))
+    return redirect("me")

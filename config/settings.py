@@ -209,9 +209,13 @@ CACHES = {
 WRITE_THROTTLE_RATES = {"writes": os.environ.get("WRITE_THROTTLE_RATE", "120/min")}
 
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["events.api.authentication.CsrfSessionAuthentication"],
+    # A bearer token (accounts.tokens) first: with one, no cookie and no CSRF; without, the session.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.BearerTokenAuthentication",
+        "events.api.authentication.CsrfSessionAuthentication",
+    ],
     "EXCEPTION_HANDLER": "events.api.exceptions.api_exception_handler",
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_PERMISSION_CLASSES": ["events.api.scopes.TokenScope"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

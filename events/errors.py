@@ -72,12 +72,24 @@ class AuthRequired(DomainError):
     next_action = "Ask the person to sign in at /accounts/login/ and then try again."
 
 
+class InvalidToken(AuthRequired):
+    reason = "INVALID_TOKEN"
+    default_message = "The access token is not valid: unknown, expired or revoked."
+    next_action = "Stop and ask the person for a new access token (made on My events)."
+
+
 class PermissionDenied(DomainError):
     code = "PERMISSION_DENIED"
     reason = "NOT_ORGANISER"
     http_status = 403
     default_message = "Only an organiser may do this."
     next_action = "Stop."
+
+
+class InsufficientScope(PermissionDenied):
+    reason = "INSUFFICIENT_SCOPE"
+    default_message = "The access token does not allow this."
+    next_action = "Stop; the person may make a token with the scope this needs (extra.scope)."
 
 
 class CsrfFailed(PermissionDenied):

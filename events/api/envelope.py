@@ -10,7 +10,7 @@ import logging
 from typing import Any
 
 from events import selectors
-from events.errors import DomainError
+from events.errors import AuthRequired, DomainError, InsufficientScope, InvalidToken
 from events.visitors import visitor_from_request
 
 logger = logging.getLogger(__name__)
@@ -32,10 +32,24 @@ def error_envelope(error: DomainError, *, state_version: int | None = None) -> d
     return body
 
 
+REALM = "AgentReady Events"
+
+
 def error_headers(error: DomainError) -> dict[str, str]:
-    """HTTP headers that go with the envelope: `Retry-After` when the error says how long to wait."""
+    """HTTP headers that go with the envelope: `Retry-After` when the error says how long to wait, and
+    a Bearer challenge (RFC 6750) when signing in or a better access token would help."""
+    headers: dict[str, str] = {}
     wait = error.extra.get("retryAfter")
-    return {"Retry-After": str(wait)} if wait is not None else {}
+    if wait is not None:
+        headers["Retry-After"] = str(wait)
+    if isinstance(error, InvalidToken):
+        headers["WWW-Authenticate"] = f'Bearer realm="{REALM}", error="invalid_token"'
+    elif isinstance(error, AuthRequired):
+        headers["WWW-Authenticate"] = f'Bearer realm="{REALM}"'
+    elif isinstance(error, InsufficientScope):
+        scope = error.extra.get("scope", "")
+        headers["WWW-Authenticate"] = f'Bearer realm="{REALM}", error="insufficient_scope", scope="{scope}"'
+    return headers
 
 
 def current_state_version(request: Any) -> int | None:

@@ -66,7 +66,9 @@ def to_domain_error(exc: Exception) -> errors.DomainError:
         return errors.CsrfFailed()
     if isinstance(exc, exceptions.ValidationError):
         return errors.InvalidInput(extra={"fields": exc.detail})
-    if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+    if isinstance(exc, exceptions.AuthenticationFailed):
+        return errors.InvalidToken()  # only the bearer token authentication fails a request
+    if isinstance(exc, exceptions.NotAuthenticated):
         return errors.AuthRequired()
     if isinstance(exc, exceptions.Throttled):
         # djangorestframework-stubs omit `Throttled.wait` (seconds or None, set by its __init__).

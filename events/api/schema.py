@@ -6,6 +6,7 @@ Success bodies are described by the output serializers that build them (`seriali
 from __future__ import annotations
 
 from drf_spectacular.authentication import SessionScheme
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
@@ -75,3 +76,17 @@ class CsrfSessionScheme(SessionScheme):
     """Documents our CSRF-checking session authentication as cookie auth."""
 
     target_class = "events.api.authentication.CsrfSessionAuthentication"
+
+
+class BearerTokenScheme(OpenApiAuthenticationExtension):
+    """Documents personal access tokens (`Authorization: Bearer are_…`, made on My events)."""
+
+    target_class = "accounts.authentication.BearerTokenAuthentication"
+    name = "accessToken"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A personal access token (are_…); its scopes limit what it may do.",
+        }

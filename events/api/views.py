@@ -13,6 +13,7 @@ from events.visitors import Visitor, client_mode, visitor_from_request
 
 from . import schema
 from .inputs import validated_input
+from .scopes import REGISTRATIONS_WRITE, SAVED_WRITE
 from .serializers import (
     CancelOutput,
     EventDetailsOutput,
@@ -84,6 +85,7 @@ class EventDetailApi(APIView):
 class SavedEventApi(APIView):
     throttle_classes = [WriteRateThrottle]
     throttle_scope = WRITES
+    write_scope = SAVED_WRITE
 
     @extend_schema(
         operation_id="save_event",
@@ -129,6 +131,7 @@ class SavedListApi(APIView):
 class RegistrationApi(APIView):
     throttle_classes = [WriteRateThrottle]
     throttle_scope = WRITES
+    write_scope = REGISTRATIONS_WRITE
 
     @extend_schema(
         operation_id="register_event",
@@ -173,6 +176,7 @@ class RegistrationListApi(APIView):
 class WaitlistApi(APIView):
     throttle_classes = [WriteRateThrottle]
     throttle_scope = WRITES
+    write_scope = REGISTRATIONS_WRITE
 
     @extend_schema(
         operation_id="join_waitlist",

@@ -1,0 +1,58 @@
+"""Personal access tokens: a person lets a program or a headless agent act for them, within scopes."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+class Scope(models.TextChoices):
+    """What a token may do; every signed-in person holds all three rights, so any of them may be given."""
+
+    EVENTS_READ = "events:read", _("Read events and my lists")
+    SAVED_WRITE = "saved:write", _("Save and unsave events")
+    REGISTRATIONS_WRITE = "registrations:write", _("Register, cancel and use waiting lists")
+
+
+class AccessTokenQuerySet(models.QuerySet["AccessToken"]):
+    def usable(self, now=None) -> AccessTokenQuerySet:
+        return self.filter(revoked_at__isnull=True, expires_at__gt=now or timezone.now())
+
+
+class AccessToken(models.Model):
+    """Only the SHA-256 of the token is kept: it is shown once, when made, and never again."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="access_tokens")
+    name = models.CharField(_("name"), max_length=100)
+    prefix = models.CharField(_("starts with"), max_length=16, db_index=True)
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    scopes = models.JSONField(_("scopes"), default=list)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    expires_at = models.DateTimeField(_("expires"))
+    last_used_at = models.DateTimeField(_("last used"), null=True, blank=True)
+    revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
+
+    objects = AccessTokenQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("personal access token")
+        verbose_name_plural = _("personal access tokens")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(expires_at__gt=models.F("created_at")), name="token_expires_later"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…) of {self.user}"
+
+    @property
+    def is_usable(self) -> bool:
+        return self.revoked_at is None and self.expires_at > timezone.now()
+
+    def allows(self, scope: str) -> bool:
+        return scope in self.scopes
