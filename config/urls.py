@@ -1,9 +1,9 @@
-"""Top-level routes: pages, API, health, admin, i18n."""
+"""Top-level routes: pages, API, MCP, health, admin, i18n."""
 
 from django.contrib import admin
 from django.urls import include, path
 
-from config import health, llms
+from config import health, llms, mcp
 from events.api import errorpages
 
 urlpatterns = [
@@ -13,6 +13,7 @@ urlpatterns = [
     path("api/", include("events.api.urls")),
     path("accounts/", include("accounts.urls")),
     path("llms.txt", llms.llms_txt, name="llms-txt"),
+    path("mcp", mcp.endpoint, name="mcp"),
     path("", include("events.urls")),
 ]
 

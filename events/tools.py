@@ -77,6 +77,7 @@ search_events = registry.register(
         exposures=(Exposure(LIST, Binding.INPUT),),
         read_only=True,
         untrusted_content=True,
+        idempotent=True,
     )
 )
 
@@ -97,6 +98,7 @@ get_event_details = registry.register(
         exposures=(Exposure(LIST, Binding.INPUT), Exposure(DETAIL, Binding.ROUTE)),
         read_only=True,
         untrusted_content=True,
+        idempotent=True,
     )
 )
 
@@ -114,6 +116,7 @@ save_event = registry.register(
         method="POST",
         route_param="event_id",
         exposures=(Exposure(LIST, Binding.INPUT), Exposure(DETAIL, Binding.ROUTE, when=can_save_here)),
+        idempotent=True,
     )
 )
 
@@ -136,6 +139,7 @@ register_event = registry.register(
             Exposure(DETAIL, Binding.ROUTE, when=can_register_anonymous),
         ),
         consequential=True,
+        idempotent=True,
     )
 )
 
@@ -158,6 +162,8 @@ cancel_registration = registry.register(
             Exposure(ME, Binding.INPUT, when=has_cancellable_registrations, confirm=True),
         ),
         consequential=True,
+        destructive=True,
+        idempotent=True,
     )
 )
 
@@ -177,6 +183,7 @@ join_waitlist = registry.register(
         method="POST",
         route_param="event_id",
         exposures=(Exposure(DETAIL, Binding.ROUTE, when=can_join_waitlist),),
+        idempotent=True,
     )
 )
 
@@ -194,5 +201,7 @@ leave_waitlist = registry.register(
         method="POST",
         route_param="event_id",
         exposures=(Exposure(DETAIL, Binding.ROUTE, when=can_leave_waitlist),),
+        destructive=True,
+        idempotent=True,
     )
 )

@@ -180,6 +180,10 @@ class ToolDeclaration:
     untrusted_content: bool = False
     consequential: bool = False
     title: str = ""
+    #: MCP's hints (webmcp/mcp.py): may it undo something the person has (a registration, a held seat)?
+    #: Does calling it twice with the same input change nothing more than once?
+    destructive: bool = False
+    idempotent: bool = False
 
     def __post_init__(self) -> None:
         # Accept a list for convenience but keep the declaration immutable and hashable.

@@ -1,0 +1,213 @@
+"""`/mcp` with the SDK's client, in both eras: the tools list, reads, writes with a token, refusals."""
+
+from __future__ import annotations
+
+import pytest
+
+from events.choices import RegistrationStatus
+from events.models import Activity, Registration, SavedEvent
+from tests.factories import EventFactory
+
+from .conftest import MODES, connect, run
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TOOL_NAMES = [
+    "search_events",
+    "get_event_details",
+    "save_event",
+    "register_event",
+    "cancel_registration",
+    "join_waitlist",
+    "leave_waitlist",
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_tools_list_is_the_registry_in_order_with_mcp_annotations(mcp_url, mode):
+    async def listed():
+        async with connect(mcp_url, mode=mode) as client:
+            return await client.list_tools()
+
+    tools = {tool.name: tool for tool in run(listed()).tools}
+    assert list(tools) == sorted(TOOL_NAMES)  # the registry's order: by name
+    search = tools["search_events"]
+    assert search.annotations.read_only_hint is True and search.annotations.open_world_hint is False
+    assert set(search.input_schema["properties"]) == {"query", "location", "price", "level"}
+    details = tools["get_event_details"]
+    assert details.input_schema["required"] == ["event_id"]  # route-bound in the browser, explicit here
+    register = tools["register_event"]
+    assert register.annotations.read_only_hint is False and register.annotations.destructive_hint is False
+    assert "confirmation" in register.input_schema["properties"]
+    assert tools["cancel_registration"].annotations.destructive_hint is True
+    assert all(tool.output_schema["required"] == ["ok"] for tool in tools.values())
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_search_and_details_anonymously(mcp_url, mode):
+    EventFactory(public_id="evt-mcp-one", title="MCP 入門", location="taipei")
+
+    async def calls():
+        async with connect(mcp_url, mode=mode) as client:
+            found = await client.call_tool("search_events", {"query": "MCP"})
+            details = await client.call_tool("get_event_details", {"event_id": "evt-mcp-one"})
+            return found, details
+
+    found, details = run(calls())
+    assert found.is_error is False
+    assert [event["id"] for event in found.structured_content["events"]] == ["evt-mcp-one"]
+    assert details.structured_content["event"]["title"] == "MCP 入門"
+    assert details.structured_content["stateVersion"] == 0
+    rows = list(Activity.objects.order_by("id").values_list("action", "mode", "outcome"))
+    assert rows == [("search_events", "mcp", "OK"), ("get_event_details", "mcp", "OK")]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_bad_input_and_unknown_ids_are_is_error_envelopes(mcp_url, mode):
+    async def calls():
+        async with connect(mcp_url, mode=mode) as client:
+            return (
+                await client.call_tool("search_events", {"location": "mars"}),
+                await client.call_tool("search_events", {"nonsense": 1}),
+                await client.call_tool("get_event_details", {"event_id": "evt-none"}),
+            )
+
+    bad_enum, unknown_key, missing = run(calls())
+    assert (bad_enum.is_error, bad_enum.structured_content["code"]) == (True, "INVALID_INPUT")
+    assert unknown_key.structured_content["reason"] == "UNKNOWN_PARAMETER"
+    assert (missing.structured_content["code"], missing.structured_content["reason"]) == (
+        "NOT_FOUND",
+        "EVENT_NOT_FOUND",
+    )
+    assert all("stateVersion" in answer.structured_content for answer in (bad_enum, unknown_key, missing))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_anonymous_writes_need_a_token(mcp_url, mode):
+    EventFactory(public_id="evt-mcp-anon")
+
+    async def calls():
+        async with connect(mcp_url, mode=mode) as client:
+            return await client.call_tool("save_event", {"event_id": "evt-mcp-anon"})
+
+    saved = run(calls())
+    assert saved.is_error is True
+    assert (saved.structured_content["code"], saved.structured_content["reason"]) == (
+        "AUTH_REQUIRED",
+        "SIGN_IN_REQUIRED",
+    )
+    assert "access token" in saved.structured_content["message"]
+    assert not SavedEvent.objects.exists()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_token_saves_and_a_missing_scope_is_refused(mcp_url, mode, user, token_for):
+    EventFactory(public_id="evt-mcp-save")
+    full = token_for(user)
+    read_only = token_for(user, scopes=["events:read"])
+
+    async def calls():
+        async with connect(mcp_url, token=full, mode=mode) as client:
+            saved = await client.call_tool("save_event", {"event_id": "evt-mcp-save"})
+        async with connect(mcp_url, token=read_only, mode=mode) as client:
+            refused = await client.call_tool("register_event", {"event_id": "evt-mcp-save"})
+        return saved, refused
+
+    saved, refused = run(calls())
+    assert (saved.is_error, saved.structured_content["saved"], saved.structured_content["stateVersion"]) == (
+        False,
+        True,
+        1,
+    )
+    assert SavedEvent.objects.filter(user=user).count() == 1
+    assert (refused.structured_content["reason"], refused.structured_content["scope"]) == (
+        "INSUFFICIENT_SCOPE",
+        "registrations:write",
+    )
+    assert not Registration.objects.exists()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_register_without_elicitation_is_a_preview_then_a_confirmed_call(mcp_url, mode, user, token_for):
+    EventFactory(public_id="evt-mcp-reg", title="Confirm me", capacity=3)
+    token = token_for(user)
+
+    async def calls():
+        async with connect(mcp_url, token=token, mode=mode) as client:
+            first = await client.call_tool("register_event", {"event_id": "evt-mcp-reg"})
+            confirmation = first.structured_content["confirmation"]
+            tampered = await client.call_tool(
+                "register_event", {"event_id": "evt-mcp-other", "confirmation": confirmation}
+            )
+            done = await client.call_tool(
+                "register_event", {"event_id": "evt-mcp-reg", "confirmation": confirmation}
+            )
+            cancel_preview = await client.call_tool("cancel_registration", {"event_id": "evt-mcp-reg"})
+            cancelled = await client.call_tool(
+                "cancel_registration",
+                {
+                    "event_id": "evt-mcp-reg",
+                    "confirmation": cancel_preview.structured_content["confirmation"],
+                },
+            )
+            replay = await client.call_tool(
+                "register_event", {"event_id": "evt-mcp-reg", "confirmation": confirmation}
+            )
+            return first, tampered, done, cancelled, replay
+
+    first, tampered, done, cancelled, replay = run(calls())
+    assert first.is_error is True and first.structured_content["code"] == "CONFIRMATION_REQUIRED"
+    assert "Confirm me" in first.structured_content["preview"]
+    assert tampered.structured_content["reason"] == "CONFIRMATION_INVALID"
+    assert done.is_error is False and done.structured_content["registration"]["status"] == "confirmed"
+    assert cancelled.structured_content["registration"]["status"] == "cancelled"
+    # The confirmation was spent by the registration: replaying it writes nothing.
+    assert replay.is_error is True and replay.structured_content["reason"] == "CONFIRMATION_INVALID"
+    assert Registration.objects.get(user=user).status == RegistrationStatus.CANCELLED
+    assert list(Activity.objects.filter(action="register_event").values_list("mode", flat=True)) == ["mcp"]
+
+
+def test_register_with_elicitation_asks_the_person(mcp_url, user, token_for):
+    import mcp.types as types
+
+    EventFactory(public_id="evt-mcp-ask", title="Ask me", capacity=3)
+    token = token_for(user)
+    asked = []
+
+    async def yes(context, params):
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"confirm": True})
+
+    async def no(context, params):
+        return types.ElicitResult(action="decline")
+
+    async def calls():
+        async with connect(mcp_url, token=token, mode="2026-07-28", elicitation=no) as client:
+            declined = await client.call_tool("register_event", {"event_id": "evt-mcp-ask"})
+        async with connect(mcp_url, token=token, mode="2026-07-28", elicitation=yes) as client:
+            accepted = await client.call_tool("register_event", {"event_id": "evt-mcp-ask"})
+        return declined, accepted
+
+    declined, accepted = run(calls())
+    assert (declined.is_error, declined.structured_content["code"]) == (True, "USER_CANCELLED")
+    assert accepted.is_error is False and accepted.structured_content["registration"]["status"] == "confirmed"
+    assert asked and "Ask me" in asked[0]
+    assert Registration.objects.filter(user=user, status=RegistrationStatus.CONFIRMED).count() == 1
+
+
+def test_a_full_event_is_refused_before_asking(mcp_url, user, token_for):
+    from tests.factories import RegistrationFactory
+
+    event = EventFactory(public_id="evt-mcp-full", capacity=1)
+    RegistrationFactory(event=event)
+    token = token_for(user)
+
+    async def calls():
+        async with connect(mcp_url, token=token) as client:
+            return await client.call_tool("register_event", {"event_id": "evt-mcp-full"})
+
+    refused = run(calls())
+    assert (refused.structured_content["code"], refused.structured_content["reason"]) == (
+        "CONFLICT",
+        "EVENT_FULL",
+    )

@@ -1,0 +1,360 @@
+"""The registry's tools over MCP (Streamable HTTP), on the official SDK's low-level `Server`.
+
+One Django view serves `/mcp` under WSGI or ASGI: for each POST it builds a fresh, stateless SDK session
+manager (JSON answers, no session ids), so any worker answers any request — clients of the 2026-07-28
+era (stateless, `server/discover`) and of 2025-11-25 (the `initialize` handshake, kept by the SDK's
+legacy path) alike. Tools are generated from the same declarations as the pages' WebMCP tools: names,
+titles, descriptions and input schemas (a route-bound tool takes its parameter explicitly here).
+
+The app gives one function, `call(McpCall) -> McpAnswer`, run in a thread with the Django request: the
+use case and its envelope are the app's business; asking the person is this module's. A consequential
+tool is never run silently: a client that declared form elicitation (2026-07-28) is asked through it
+(the request state is sealed and bound to the caller, tool and arguments by the SDK); any other client
+gets a preview and a signed `confirmation` to send back (`confirmation_token`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import mcp.types as types
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core import signing
+from django.http import HttpRequest, HttpResponse
+from django.utils.crypto import salted_hmac
+from django.views.decorators.csrf import csrf_exempt
+from mcp import MCPError
+from mcp.server import CacheHint, Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+
+from .registry import ToolDeclaration, registry
+
+SERVER_NAME = "agentready-events"
+CONFIRMATION_PARAM = "confirmation"
+CONFIRMATION_MAX_AGE = 300  # seconds a preview's confirmation stays valid
+ELICIT_KEY = "confirm"
+TOOLS_TTL_MS = 60_000
+
+#: Output every tool answers with: the use case's body on success, the error envelope on refusal
+#: (`isError`); both carry `ok` and `stateVersion` (docs/agent-contract.md).
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "ok": {"type": "boolean"},
+        "code": {"type": "string", "description": "On refusals: the error code."},
+        "reason": {"type": "string", "description": "On refusals: the finer cause."},
+        "nextAction": {"type": "string"},
+        "stateVersion": {"type": ["integer", "null"]},
+    },
+    "required": ["ok"],
+}
+
+
+@dataclass
+class McpCall:
+    """One `tools/call`, as the app's `call` function gets it."""
+
+    declaration: ToolDeclaration
+    arguments: dict[str, Any]
+    request: HttpRequest
+    #: False: describe what would happen (`McpAnswer.preview`), do not do it.
+    confirmed: bool = True
+
+
+@dataclass
+class McpAnswer:
+    body: dict[str, Any]  # the API's body or the error envelope
+    is_error: bool = False
+    #: For a preview: one sentence the person confirms ("Register alice for …?").
+    preview: str = ""
+    headers: dict[str, str] = field(default_factory=dict)  # e.g. WWW-Authenticate on the HTTP answer
+
+
+Caller = Callable[[McpCall], McpAnswer]
+#: Who calls, and their state now (e.g. "user:7:v12"): a confirmation is bound to it, so it is spent as
+#: soon as anything of theirs changes.
+Principal = Callable[[HttpRequest], str]
+
+
+@dataclass
+class _Request:
+    http: HttpRequest
+    principal: str
+    headers: dict[str, str] = field(default_factory=dict)  # added to the HTTP answer
+
+
+_current: contextvars.ContextVar[_Request | None] = contextvars.ContextVar("webmcp_mcp_request", default=None)
+
+
+def mcp_tool(declaration: ToolDeclaration) -> types.Tool:
+    """The MCP description of a declared tool: the same words and schema as the browser gets."""
+    meta = {"untrustedContentHint": True} if declaration.untrusted_content else None
+    return types.Tool(
+        name=declaration.name,
+        title=declaration.title or None,
+        description=declaration.description,
+        input_schema=mcp_input_schema(declaration),
+        output_schema=OUTPUT_SCHEMA,
+        annotations=types.ToolAnnotations(
+            title=declaration.title or None,
+            read_only_hint=declaration.read_only,
+            destructive_hint=declaration.destructive,
+            idempotent_hint=declaration.idempotent,
+            open_world_hint=False,
+        ),
+        _meta=meta,
+    )
+
+
+def mcp_input_schema(declaration: ToolDeclaration) -> dict[str, Any]:
+    """The full input (a route-bound parameter is explicit), plus `confirmation` on consequential tools."""
+    schema: dict[str, Any] = json.loads(json.dumps(declaration.input_schema()))
+    if declaration.consequential:
+        schema.setdefault("properties", {})[CONFIRMATION_PARAM] = {
+            "type": "string",
+            "maxLength": 1000,
+            "description": (
+                "Leave out at first: the answer is a preview for the person and a confirmation. Only "
+                "after the person agreed, call again with the same arguments and that confirmation."
+            ),
+        }
+    return schema
+
+
+def mcp_tools() -> list[types.Tool]:
+    """Every declared tool, in the registry's (deterministic) order."""
+    return [mcp_tool(declaration) for declaration in registry.tools()]
+
+
+# ── confirmation without elicitation: a signed, short-lived token ─────────────────────────────
+
+
+def _digest(arguments: dict[str, Any]) -> str:
+    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def confirmation_token(*, principal: str, tool: str, arguments: dict[str, Any]) -> str:
+    """Bound to the caller, the tool and the exact arguments, including the caller's state now: once
+    anything of theirs changes (the write itself does), the token is spent."""
+    return signing.dumps(
+        {"p": principal, "t": tool, "a": _digest(arguments)}, salt="webmcp.mcp.confirmation", compress=True
+    )
+
+
+def confirmation_matches(token: str, *, principal: str, tool: str, arguments: dict[str, Any]) -> bool:
+    try:
+        data = signing.loads(token, salt="webmcp.mcp.confirmation", max_age=CONFIRMATION_MAX_AGE)
+    except signing.BadSignature:  # altered, or expired (SignatureExpired is a BadSignature)
+        return False
+    return bool(data == {"p": principal, "t": tool, "a": _digest(arguments)})
+
+
+# ── the SDK server ────────────────────────────────────────────────────────────────────────────
+
+
+def _result(answer: McpAnswer) -> types.CallToolResult:
+    body = answer.body
+    text = body.get("message") or body.get("nextAction") or ("OK" if body.get("ok") else "Refused")
+    summary = json.dumps(body, ensure_ascii=False)
+    return types.CallToolResult(
+        content=[types.TextContent(text=f"{text}\n{summary}" if text != summary else summary)],
+        structured_content=body,
+        is_error=answer.is_error,
+    )
+
+
+def build_server(call: Caller) -> Server:
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=mcp_tools(), ttl_ms=TOOLS_TTL_MS, cache_scope="public")
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
+        declaration = registry.get(params.name)
+        if declaration is None:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
+        current = _current.get()
+        assert current is not None, "the MCP view sets the request"
+        arguments = dict(params.arguments or {})
+
+        async def run(*, confirmed: bool = True) -> McpAnswer:
+            answer = await sync_to_async(call)(McpCall(declaration, arguments, current.http, confirmed))
+            current.headers.update(answer.headers)
+            return answer
+
+        if not declaration.consequential:
+            return _result(await run())
+        confirmation = arguments.pop(CONFIRMATION_PARAM, None)
+        answers = params.input_responses or {}
+        if ELICIT_KEY in answers:  # the person answered the question we asked (sealed state checked)
+            reply = answers[ELICIT_KEY]
+            if isinstance(reply, types.ElicitResult) and reply.action == "accept":
+                content = reply.content if isinstance(reply.content, dict) else {}
+                if content.get(ELICIT_KEY) is True:
+                    return _result(await run())
+            return _refusal(DECLINED, await run(confirmed=False))
+        who = current.principal
+        if isinstance(confirmation, str) and confirmation:
+            if confirmation_matches(confirmation, principal=who, tool=declaration.name, arguments=arguments):
+                return _result(await run())
+            return _refusal(STALE_CONFIRMATION, await run(confirmed=False))
+        preview = await run(confirmed=False)
+        if preview.is_error or not preview.preview:
+            return _result(preview)
+        elicitation = ctx.session.client_capabilities and ctx.session.client_capabilities.elicitation
+        if elicitation is not None and elicitation and getattr(elicitation, "form", None) is not None:
+            question = types.ElicitRequest(
+                params=types.ElicitRequestFormParams(
+                    message=preview.preview,
+                    requested_schema={
+                        "type": "object",
+                        "properties": {ELICIT_KEY: {"type": "boolean", "title": "Yes, do it"}},
+                        "required": [ELICIT_KEY],
+                    },
+                )
+            )
+            return types.InputRequiredResult(
+                input_requests={ELICIT_KEY: question}, request_state=json.dumps({"tool": declaration.name})
+            )
+        token = confirmation_token(principal=who, tool=declaration.name, arguments=arguments)
+        extra = {"preview": preview.preview, CONFIRMATION_PARAM: token}
+        return _refusal({**CONFIRMATION_NEEDED, **extra}, preview)
+
+    server = Server(
+        SERVER_NAME,
+        version=str(getattr(settings, "APP_VERSION", "")),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        get_tool_input_schema=lambda name: (
+            mcp_input_schema(found) if (found := registry.get(name)) is not None else None
+        ),
+        cache_hints={"tools/list": CacheHint(ttl_ms=TOOLS_TTL_MS, scope="public")},
+    )
+    keys = [salted_hmac("webmcp.mcp.request-state", "key", algorithm="sha256").digest()]
+    server.middleware.append(
+        RequestStateBoundary(
+            RequestStateSecurity(keys=keys, ttl=CONFIRMATION_MAX_AGE, bind_principal=_bound_principal),
+            default_audience=SERVER_NAME,
+        )
+    )
+    return server
+
+
+def _bound_principal(ctx: Any) -> str:
+    current = _current.get()
+    return current.principal if current is not None else ""
+
+
+def _refusal(envelope: dict[str, Any], preview: McpAnswer) -> types.CallToolResult:
+    """One of this module's envelopes, with the caller's stateVersion as the preview read it."""
+    state = preview.body.get("stateVersion")
+    return _result(McpAnswer({**envelope, "uiUpdated": False, "stateVersion": state}, is_error=True))
+
+
+DECLINED = {
+    "ok": False,
+    "code": "USER_CANCELLED",
+    "reason": "PERSON_DECLINED",
+    "message": "The person declined; nothing was done.",
+    "nextAction": "Stop; do not call the tool again unless the person asks.",
+    "retryable": False,
+}
+STALE_CONFIRMATION = {
+    "ok": False,
+    "code": "INVALID_INPUT",
+    "reason": "CONFIRMATION_INVALID",
+    "message": "This confirmation is expired, altered, spent, or for other arguments; nothing was done.",
+    "nextAction": "Call the tool again without confirmation for a fresh preview, and ask the person again.",
+    "retryable": False,
+}
+CONFIRMATION_NEEDED = {
+    "ok": False,
+    "code": "CONFIRMATION_REQUIRED",
+    "reason": "PERSON_MUST_CONFIRM",
+    "message": "Nothing was done yet: the person must agree first.",
+    "nextAction": (
+        "Show the person the preview. Only if they agree, call the same tool again with the same "
+        "arguments and this confirmation (valid 5 minutes)."
+    ),
+    "retryable": False,
+}
+
+
+# ── the view ──────────────────────────────────────────────────────────────────────────────────
+
+
+def mcp_view(
+    *, call: Caller, principal: Principal, allowed_origins: Callable[[], set[str]]
+) -> Callable[[HttpRequest], Awaitable[HttpResponse]]:
+    """The Django view serving `/mcp`: POST only, Origin checked (403), Host by ALLOWED_HOSTS."""
+    server = build_server(call)
+    # Django has checked the Host; the Origin is checked below with the site's own list.
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+
+    @csrf_exempt
+    async def view(request: HttpRequest) -> HttpResponse:
+        origin = request.headers.get("Origin")
+        if origin and origin not in allowed_origins():
+            return HttpResponse("Invalid Origin header", status=403, content_type="text/plain")
+        if request.method != "POST":
+            return HttpResponse(status=405, headers={"Allow": "POST"})
+        status: list[int] = []
+        headers: list[tuple[bytes, bytes]] = []
+        chunks: list[bytes] = []
+        body = request.body
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+                headers.extend(message.get("headers", []))
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+
+        manager = StreamableHTTPSessionManager(
+            app=server, stateless=True, json_response=True, security_settings=security
+        )
+        current = _Request(request, await sync_to_async(principal)(request))
+        token = _current.set(current)
+        try:
+            async with manager.run():
+                await manager.handle_request(_scope(request), receive, send)
+        finally:
+            _current.reset(token)
+        response = HttpResponse(b"".join(chunks), status=status[0] if status else 500)
+        for raw_name, raw_value in headers:
+            if raw_name.lower() != b"content-length":
+                response[raw_name.decode("latin-1")] = raw_value.decode("latin-1")
+        for name, value in current.headers.items():
+            response[name] = value
+        return response
+
+    return view
+
+
+def _scope(request: HttpRequest) -> dict[str, Any]:
+    """The ASGI scope of a Django request, for the SDK's transport."""
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": request.method,
+        "scheme": request.scheme,
+        "path": request.path,
+        "raw_path": request.path.encode(),
+        "root_path": "",
+        "query_string": request.META.get("QUERY_STRING", "").encode("latin-1"),
+        "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in request.headers.items()],
+        "client": (request.META.get("REMOTE_ADDR", ""), 0),
+        "server": (request.META.get("SERVER_NAME", ""), int(request.META.get("SERVER_PORT") or 0)),
+        "state": {},
+    }
