@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.views.decorators.http import require_GET
 
+from webmcp.mcp import mcp_tools
 from webmcp.registry import registry
 from webmcp.routing import url_template
 
@@ -61,8 +62,8 @@ def _describe_property(name: str, schema: dict[str, Any], required: bool) -> str
     return f"{text}: {description}" if description else text
 
 
-def _describe_tool(tool: dict[str, Any], *, confirmed: bool) -> list[str]:
-    hints = [
+def _describe_tool(tool: dict[str, Any], *, confirmed: bool, labels: list[str] | None = None) -> list[str]:
+    hints = list(labels or ()) + [
         label
         for key, label in (
             ("readOnlyHint", "read-only"),
@@ -110,6 +111,45 @@ def _tool_sections(request: HttpRequest) -> list[str]:
     return lines
 
 
+def _mcp_section(request: HttpRequest) -> list[str]:
+    """The same tools for headless agents, described from MCP's `tools/list` (webmcp.mcp)."""
+    lines = [
+        "## MCP",
+        "",
+        f"The same tools over MCP (Streamable HTTP) at {request.build_absolute_uri(reverse('mcp'))}, for "
+        "agents without a browser. Each takes its parameters explicitly (`event_id` included). Reads are "
+        "open; writes need a personal access token the person makes on My events "
+        "(`Authorization: Bearer are_…`, scopes `events:read`, `saved:write`, `registrations:write`). "
+        "A consequential call is never silent: the person confirms it through your client (elicitation), "
+        "or the first call answers `CONFIRMATION_REQUIRED` with a `preview` to show them and a "
+        "`confirmation` to send back with the same arguments once they agree.",
+        "",
+    ]
+    for tool in mcp_tools():
+        hints = tool.annotations
+        labels = [
+            label
+            for on, label in (
+                (hints.read_only_hint, "read-only"),
+                (hints.destructive_hint, "destructive"),
+                (hints.idempotent_hint, "idempotent"),
+                ((tool.meta or {}).get("untrustedContentHint"), "returns organisers' text"),
+            )
+            if on
+        ]
+        lines += _describe_tool(
+            {
+                "name": tool.name,
+                "description": tool.description,
+                "inputSchema": tool.input_schema,
+                "annotations": {},
+            },
+            confirmed=False,
+            labels=labels,
+        )
+    return lines
+
+
 def render_llms_txt(request: HttpRequest) -> str:
     def link(title: str, url_name: str, note: str) -> str:
         return f"- [{title}]({request.build_absolute_uri(reverse(url_name))}): {note}"
@@ -126,6 +166,8 @@ def render_llms_txt(request: HttpRequest) -> str:
             link("Sign in", "login", "registering needs an account; saving works without one."),
             "",
             *_tool_sections(request),
+            "",
+            *_mcp_section(request),
             "",
             "## API",
             "",

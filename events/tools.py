@@ -123,12 +123,13 @@ save_event = registry.register(
 register_event = registry.register(
     ToolDeclaration(
         name="register_event",
-        title="Register for this event",
+        title="Register for an event",
         description=(
-            "Register the signed-in person for this page's event; this also claims a seat the waiting list "
-            "holds for them. The person must confirm by pressing the register button; the call completes "
-            "when they do, or fails with USER_CANCELLED if they decline. If they are not signed in, the "
-            "result says where to sign in."
+            "Register the signed-in person for an event; this also claims a seat the waiting list holds "
+            "for them. On an event's page it takes no input and registers for that page's event. The person "
+            "confirms each call (in the browser by pressing the register button; over MCP when the client "
+            "asks them): the call completes when they do, or fails with USER_CANCELLED if they decline. If "
+            "they are not signed in, the result says how to sign in."
         ),
         input_serializer=EventRefInput,
         endpoint="register-event",
@@ -148,10 +149,10 @@ cancel_registration = registry.register(
         name="cancel_registration",
         title="Cancel registration",
         description=(
-            "Cancel the person's registration for an event. The person must confirm by pressing that "
-            "registration's cancel button; the call completes when they do, or fails with USER_CANCELLED "
-            "if they decline. On an event's page it takes no input; on My events it takes the event_id of "
-            "one of the registrations listed there."
+            "Cancel the person's registration for an event. The person confirms each call (in the browser "
+            "by pressing that registration's cancel button; over MCP when the client asks them): the call "
+            "completes when they do, or fails with USER_CANCELLED if they decline. On an event's page it "
+            "takes no input; on My events it takes the event_id of one of the registrations listed there."
         ),
         input_serializer=EventRefInput,
         endpoint="cancel-registration",
@@ -172,11 +173,11 @@ join_waitlist = registry.register(
         name="join_waitlist",
         title="Join the waiting list",
         description=(
-            "Put the signed-in person on this page's full event's waiting list, first come, first served. "
+            "Put the signed-in person on a full event's waiting list, first come, first served. "
             "The result gives their 1-based position; when a seat frees, it is held for the first person "
             "waiting until offer.expiresAt and they are told. Joining again changes nothing and says "
-            "alreadyWaiting. If the event has free seats, the answer says to register instead. "
-            "Takes no input."
+            "alreadyWaiting. If the event has free seats, the answer says to register instead. On an "
+            "event's page it takes no input and acts on that page's event."
         ),
         input_serializer=EventRefInput,
         endpoint="join-waitlist",
@@ -192,9 +193,9 @@ leave_waitlist = registry.register(
         name="leave_waitlist",
         title="Leave the waiting list",
         description=(
-            "Take the person off this page's event's waiting list. If a seat is held for them, this declines "
-            "it and the seat goes to the next person waiting: only call it when the person says they do not "
-            "want the seat. Takes no input."
+            "Take the person off an event's waiting list. If a seat is held for them, this declines it and "
+            "the seat goes to the next person waiting: only call it when the person says they do not want "
+            "the seat. On an event's page it takes no input and acts on that page's event."
         ),
         input_serializer=EventRefInput,
         endpoint="leave-waitlist",

@@ -1,0 +1,114 @@
+"""`/mcp` at the HTTP level (Django's test client): method, Origin, Host, bad tokens, the write rate,
+and the same JSON-RPC call in both eras."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from accounts.tokens import create_access_token
+from events.models import SavedEvent
+from tests.factories import EventFactory
+
+pytestmark = pytest.mark.django_db
+
+LEGACY = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    cache.clear()
+
+
+def modern(method: str, name: str = "") -> dict[str, str]:
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": method,
+    }
+    return headers | ({"Mcp-Name": name} if name else {})
+
+
+def call_body(name: str, arguments: dict, *, era_meta: bool = False) -> str:
+    params: dict = {"name": name, "arguments": arguments}
+    if era_meta:
+        params["_meta"] = {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+
+
+def post(client: Client, body: str, headers: dict[str, str]):
+    return client.post("/mcp", body, content_type="application/json", headers=headers)
+
+
+def test_only_post(db):
+    for method in ("get", "delete", "put"):
+        response = getattr(Client(), method)("/mcp")
+        assert (response.status_code, response["Allow"]) == (405, "POST")
+
+
+def test_a_foreign_origin_is_403_and_the_sites_own_is_served(settings):
+    settings.SITE_URL = "https://events.example.org"
+    body = call_body("search_events", {})
+    foreign = post(Client(), body, LEGACY | {"Origin": "https://evil.example"})
+    assert foreign.status_code == 403
+    own = post(Client(), body, LEGACY | {"Origin": "https://events.example.org"})
+    assert own.status_code == 200 and json.loads(own.content)["result"]["structuredContent"]["ok"] is True
+
+
+def test_an_unknown_host_is_refused_by_allowed_hosts(db):
+    response = post(Client(HTTP_HOST="evil.example"), call_body("search_events", {}), LEGACY)
+    assert response.status_code == 400
+
+
+def test_a_bad_token_is_401_with_the_envelope_and_a_challenge(db):
+    response = post(
+        Client(), call_body("search_events", {}), LEGACY | {"Authorization": "Bearer are_not-a-real-token"}
+    )
+    assert response.status_code == 401
+    body = response.json()
+    assert (body["code"], body["reason"]) == ("AUTH_REQUIRED", "INVALID_TOKEN")
+    assert 'error="invalid_token"' in response["WWW-Authenticate"]
+
+
+def test_the_same_call_in_both_eras(db):
+    EventFactory(public_id="evt-both", title="Both eras")
+    legacy = post(Client(), call_body("get_event_details", {"event_id": "evt-both"}), LEGACY)
+    current = post(
+        Client(),
+        call_body("get_event_details", {"event_id": "evt-both"}, era_meta=True),
+        modern("tools/call", "get_event_details"),
+    )
+    results = [json.loads(r.content)["result"]["structuredContent"] for r in (legacy, current)]
+    assert results[0] == results[1] and results[0]["event"]["title"] == "Both eras"
+
+
+def test_an_unknown_tool_is_a_protocol_error(db):
+    response = post(Client(), call_body("delete_everything", {}), LEGACY)
+    assert "error" in json.loads(response.content)
+
+
+def test_writes_share_the_apis_rate_limit(user, settings):
+    settings.WRITE_THROTTLE_RATES = {"writes": "2/min"}
+    EventFactory(public_id="evt-rate")
+    raw = create_access_token(user=user, name="t", scopes=["events:read", "saved:write"], days=1)[1]
+    answers = [
+        json.loads(
+            post(
+                Client(),
+                call_body("save_event", {"event_id": "evt-rate"}),
+                LEGACY | {"Authorization": f"Bearer {raw}"},
+            ).content
+        )["result"]
+        for _ in range(3)
+    ]
+    assert [answer["isError"] for answer in answers] == [False, False, True]
+    limited = answers[2]["structuredContent"]
+    assert (limited["code"], limited["reason"]) == ("TEMPORARY_FAILURE", "RATE_LIMITED")
+    assert limited["retryAfter"] > 0
+    assert SavedEvent.objects.filter(user=user).count() == 1

@@ -1,0 +1,91 @@
+"""One registry behind every path: the WebMCP catalogue (what the pages register, which the browser
+suite compares with Chromium's own list), MCP's `tools/list` and `/llms.txt` agree field by field."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+
+from webmcp.mcp import CONFIRMATION_PARAM
+from webmcp.registry import registry
+
+pytestmark = pytest.mark.django_db
+
+PAGES = ("event-list", "event-detail", "me")
+
+
+@pytest.fixture
+def mcp_tools_listed(db) -> dict[str, dict]:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}})
+    response = Client().post(
+        "/mcp",
+        body,
+        content_type="application/json",
+        headers={"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"},
+    )
+    return {tool["name"]: tool for tool in json.loads(response.content)["result"]["tools"]}
+
+
+def webmcp_tools() -> dict[str, list[dict]]:
+    """Every page's catalogue entry of each tool (a tool may be offered on several pages)."""
+    found: dict[str, list[dict]] = {}
+    for page in PAGES:
+        for tool in registry.catalogue(page)["tools"]:
+            found.setdefault(tool["name"], []).append(tool)
+    return found
+
+
+def test_the_same_tools_with_the_same_words(mcp_tools_listed):
+    pages = webmcp_tools()
+    assert set(mcp_tools_listed) == set(pages) == {tool.name for tool in registry.tools()}
+    for name, tool in mcp_tools_listed.items():
+        for offered in pages[name]:
+            assert offered["description"] == tool["description"], name
+        declaration = registry.get(name)
+        assert tool.get("title") == (declaration.title or None), name
+
+
+def test_the_same_input_schemas(mcp_tools_listed):
+    for name, offered_on_pages in webmcp_tools().items():
+        mcp_schema = json.loads(json.dumps(mcp_tools_listed[name]["inputSchema"]))
+        confirmation = mcp_schema["properties"].pop(CONFIRMATION_PARAM, None)
+        assert (confirmation is not None) == registry.get(name).consequential, name
+        for offered in offered_on_pages:
+            if offered["inputSchema"]["properties"]:  # input-bound: the very schema
+                assert offered["inputSchema"] == mcp_schema, name
+            else:  # route-bound on the page: over MCP its one parameter is explicit and required
+                param = registry.get(name).route_param
+                assert mcp_schema["required"] == [param] and list(mcp_schema["properties"]) == [param], name
+
+
+def test_the_same_hints(mcp_tools_listed):
+    for name, offered_on_pages in webmcp_tools().items():
+        tool = mcp_tools_listed[name]
+        hints = tool["annotations"]
+        for offered in offered_on_pages:
+            ours = offered.get("annotations", {})
+            assert hints["readOnlyHint"] is bool(ours.get("readOnlyHint")), name
+            assert bool((tool.get("_meta") or {}).get("untrustedContentHint")) is bool(
+                ours.get("untrustedContentHint")
+            ), name
+            assert (CONFIRMATION_PARAM in tool["inputSchema"]["properties"]) is bool(
+                ours.get("consequentialHint")
+            ), name
+        assert hints["openWorldHint"] is False
+        assert hints["destructiveHint"] is registry.get(name).destructive
+        assert hints["idempotentHint"] is registry.get(name).idempotent
+
+
+def test_llms_txt_describes_the_mcp_tools_as_listed(mcp_tools_listed):
+    text = Client().get("/llms.txt").content.decode()
+    section = text[text.index("## MCP") : text.index("## API")]
+    for name, tool in mcp_tools_listed.items():
+        [line] = [line for line in section.splitlines() if line.startswith(f"- `{name}`")]
+        assert line.endswith(f": {tool['description']}"), name
+        assert ("read-only" in line) is tool["annotations"]["readOnlyHint"], name
+        assert ("destructive" in line) is tool["annotations"]["destructiveHint"], name
+        block = section[section.index(line) :].split("\n- `")[0]
+        for param in tool["inputSchema"]["properties"]:
+            assert f"  - `{param}` (" in block, (name, param)
