@@ -34,6 +34,7 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+MCP_ALLOWED_ORIGINS = env_list("MCP_ALLOWED_ORIGINS", "")  # browser origins besides the site's own (/mcp)
 
 APP_VERSION = "0.1.0"
 # Revision of the running code: set by the deployment, else read from git, else "unknown".

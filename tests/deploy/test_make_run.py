@@ -1,4 +1,4 @@
-"""`make run`: one command serves the site and runs one task worker; Ctrl-C stops both.
+"""`make run`: one command serves the site (and MCP at /mcp) and runs one task worker; Ctrl-C stops both.
 
 Runs the Makefile target itself on a throw-away SQLite file (DATABASE_URL), so the developer's
 db.sqlite3 is untouched. The worker is seen at work: an e-mail queued by a registration is printed by
@@ -7,6 +7,7 @@ the console mail backend in the command's output.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -54,6 +55,20 @@ def test_make_run_serves_the_site_with_a_worker_and_ctrl_c_stops_both(tmp_path: 
         else:
             raise AssertionError(f"make run did not serve the site:\n{log.read_text()[-3000:]}")
         assert _processes(f"runserver 127.0.0.1:{port}")
+        listed = urllib.request.urlopen(
+            urllib.request.Request(
+                f"http://127.0.0.1:{port}/mcp",
+                data=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode(),
+                headers={
+                    "Content-Type": "application/json",
+                    "Accept": "application/json, text/event-stream",
+                    "MCP-Protocol-Version": "2025-11-25",
+                },
+            ),
+            timeout=10,
+        )
+        tools = [tool["name"] for tool in json.load(listed)["result"]["tools"]]
+        assert "search_events" in tools and "register_event" in tools  # /mcp on the same port
         worker_group = os.getpgid(process.pid)
         workers = [
             int(line.split()[0]) for line in _processes("manage.py db_worker") if _group(line) == worker_group
