@@ -211,3 +211,30 @@ def test_a_full_event_is_refused_before_asking(mcp_url, user, token_for):
         "CONFLICT",
         "EVENT_FULL",
     )
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_waiting_list_over_mcp(mcp_url, mode, user, token_for):
+    from tests.factories import RegistrationFactory
+
+    event = EventFactory(public_id="evt-mcp-wait", capacity=1)
+    RegistrationFactory(event=event)
+    token = token_for(user)
+
+    async def calls():
+        async with connect(mcp_url, token=token, mode=mode) as client:
+            joined = await client.call_tool("join_waitlist", {"event_id": "evt-mcp-wait"})
+            again = await client.call_tool("join_waitlist", {"event_id": "evt-mcp-wait"})
+            details = await client.call_tool("get_event_details", {"event_id": "evt-mcp-wait"})
+            left = await client.call_tool("leave_waitlist", {"event_id": "evt-mcp-wait"})
+            return joined, again, details, left
+
+    joined, again, details, left = run(calls())
+    assert (joined.structured_content["position"], joined.structured_content["alreadyWaiting"]) == (1, False)
+    assert again.structured_content["alreadyWaiting"] is True
+    assert details.structured_content["waitlist"]["position"] == 1
+    assert (left.structured_content["wasWaiting"], left.structured_content["declinedOffer"]) == (True, False)
+    modes = set(
+        Activity.objects.filter(action__in=["join_waitlist", "leave_waitlist"]).values_list("mode", flat=True)
+    )
+    assert modes == {"mcp"}
