@@ -112,3 +112,12 @@ def test_writes_share_the_apis_rate_limit(user, settings):
     assert (limited["code"], limited["reason"]) == ("TEMPORARY_FAILURE", "RATE_LIMITED")
     assert limited["retryAfter"] > 0
     assert SavedEvent.objects.filter(user=user).count() == 1
+
+
+def test_an_anonymous_write_is_auth_required_with_a_bearer_challenge(db):
+    EventFactory(public_id="evt-anon-write")
+    response = post(Client(), call_body("save_event", {"event_id": "evt-anon-write"}), LEGACY)
+    result = json.loads(response.content)["result"]
+    assert result["isError"] is True and result["structuredContent"]["code"] == "AUTH_REQUIRED"
+    assert response["WWW-Authenticate"] == 'Bearer realm="AgentReady Events"'
+    assert not SavedEvent.objects.exists()
