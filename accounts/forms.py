@@ -6,6 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from .models import Scope
 
@@ -35,7 +36,7 @@ class AccessTokenForm(forms.Form):
 
     name = forms.CharField(label=_("Name"), max_length=100, help_text=_("What or who will use it."))
     scopes = forms.MultipleChoiceField(
-        label=_("May"),
+        label=pgettext_lazy("what an access token may do", "May"),
         choices=Scope.choices,
         widget=forms.CheckboxSelectMultiple,
         initial=[Scope.EVENTS_READ],
