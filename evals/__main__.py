@@ -15,8 +15,10 @@ from harness import HarnessError
 from . import report as reports
 from .bank import BankError, load_bank, select
 from .browser import BrowserError
+from .mcp_accounts import AccountError
+from .mcp_client import McpSetupError
 from .model import DEFAULT_MAX_STEPS, ModelConfig, ModelError
-from .runner import RunOptions, regrade, run
+from .runner import VIAS, RunOptions, regrade, run
 
 
 def _progress(line: str) -> None:
@@ -44,6 +46,13 @@ def build_parser() -> argparse.ArgumentParser:
         )
         command.add_argument("--reports", type=Path, help="report directory (default evals/reports)")
         command.add_argument("--headful", action="store_true", help="show the browser window")
+        command.add_argument(
+            "--via",
+            choices=VIAS,
+            default="webmcp",
+            help="webmcp: each case's page in Chromium (default); mcp: the site's /mcp with the MCP SDK "
+            "client, no browser (blockApi cases are not applicable there)",
+        )
 
     smoke = sub.add_parser("smoke", help="no model: execute each case's expected calls on the live page")
     common(smoke)
@@ -88,12 +97,21 @@ def main(argv: list[str] | None = None) -> int:
                 reports_dir=args.reports,
                 headless=not args.headful,
                 progress=_progress,
+                via=args.via,
             )
             if args.command == "model":
                 options.model = ModelConfig.from_env()
                 options.max_steps = args.max_steps
             report, paths = run(options)
-    except (BankError, ModelError, HarnessError, BrowserError, FileNotFoundError) as error:
+    except (
+        BankError,
+        ModelError,
+        HarnessError,
+        BrowserError,
+        McpSetupError,
+        AccountError,
+        FileNotFoundError,
+    ) as error:
         print(f"evals: {error}", file=sys.stderr)
         return 2
     if args.command == "grade":
@@ -102,10 +120,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"[{position:>2}/{len(report['cases'])}] {entry['outcome'].upper():<14} {entry['name']}"
             )
     counts = report["totals"]
-    print(
-        f"\n{counts['total']} case(s): pass {counts['pass']}, fail {counts['fail']}, "
-        f"error {counts['error']}, rerun_required {counts['rerun_required']}"
-    )
+    print(f"\n{counts['total']} case(s) via {report.get('via') or 'webmcp'}: {reports.summary(counts)}")
     print("report: " + "  ".join(str(path) for path in paths.values()))
     return reports.exit_code(report)
 

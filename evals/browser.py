@@ -34,6 +34,9 @@ class CallRecord:
     confirmation: dict | None = None
     ms: int = 0
     toolsAfter: list[str] = field(default_factory=list)
+    #: What only one path knows (over MCP: `isError`, and `routeBound` when the runner added the page's
+    #: event id to a call the case writes as `{}`); merged into the trace's record.
+    extra: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         data = {
@@ -48,6 +51,7 @@ class CallRecord:
         if self.confirmedByRunner:
             data["confirmedByRunner"] = True
             data["confirmation"] = self.confirmation
+        data.update(self.extra)
         return data
 
 

@@ -15,10 +15,15 @@ Rules on top of the upstream matcher (each one can only turn a pass into a fail)
   `result`); otherwise the last turn was played on a page that is not the one the case describes.
 - `invented-argument` — with `exactArguments`, a matched call may not carry argument keys the case
   does not expect (subset matching alone would accept an invented `query`).
+
+Over MCP (`via="mcp"`) there is no page, so every result says `uiUpdated: false`: the grader ignores
+`uiUpdated` in the case's expected results and in its earlier turns' answers (the grading says which
+keys it ignored, `ignoredOverMcp`). Everything else is graded as over WebMCP.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +31,8 @@ from .bank import Case
 from .matcher import Call, Row, evaluate_trajectory, is_constraint, matches_value
 
 SEARCH_TOOL = "search_events"
+#: Result keys that say what the page did; over MCP there is no page.
+PAGE_ONLY_KEYS = ("uiUpdated",)
 
 
 @dataclass
@@ -33,6 +40,7 @@ class Grade:
     outcome: str  # "pass" | "fail"
     rows: list[Row]
     violations: list[dict] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)  # expected keys left out over MCP
 
     @property
     def reasons(self) -> list[str]:
@@ -48,6 +56,7 @@ class Grade:
             "rows": [row.as_dict() for row in self.rows],
             "violations": self.violations,
             "reasons": self.reasons,
+            **({"ignoredOverMcp": self.ignored} if self.ignored else {}),
         }
 
 
@@ -159,8 +168,49 @@ def invented_arguments(rows: list[Row]) -> list[dict]:
     return violations
 
 
-def grade(case: Case, calls: list[Call], history: list[Call] | None = None) -> Grade:
-    """`calls`: the last turn's calls; `history`: the earlier turns' calls as replayed on the page."""
+def _without_page_keys(value: Any, found: set[str]) -> Any:
+    """`value` with every `result` (expected node) or `response` (earlier turn) stripped of the page-only
+    keys, recursively through groups; `found` collects the keys removed."""
+    if isinstance(value, list):
+        return [_without_page_keys(item, found) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, inner in value.items():
+        if key in ("result", "response") and isinstance(inner, dict):
+            inner = _strip(inner, found)
+        out[key] = _without_page_keys(inner, found)
+    return out
+
+
+def _strip(value: Any, found: set[str]) -> Any:
+    if isinstance(value, dict):
+        kept = {}
+        for key, inner in value.items():
+            if key in PAGE_ONLY_KEYS:
+                found.add(key)
+            else:
+                kept[key] = _strip(inner, found)
+        return kept
+    if isinstance(value, list):
+        return [_strip(item, found) for item in value]
+    return value
+
+
+def over_mcp(case: Case) -> tuple[Case, list[str]]:
+    """The case as graded over MCP: its expectations without the page-only keys (and which it had)."""
+    found: set[str] = set()
+    expected = _without_page_keys(case.expectedCall, found)
+    messages = _without_page_keys(case.messages, found)
+    return dataclasses.replace(case, expectedCall=expected, messages=messages), sorted(found)
+
+
+def grade(case: Case, calls: list[Call], history: list[Call] | None = None, via: str = "webmcp") -> Grade:
+    """`calls`: the last turn's calls; `history`: the earlier turns' calls as replayed on the page;
+    `via`: `mcp` grades without the page-only keys (module docstring)."""
+    ignored: list[str] = []
+    if via == "mcp":
+        case, ignored = over_mcp(case)
     rows = evaluate_trajectory(case.expectedCall, calls)
     violations: list[dict] = history_differs(case, history)
     if "NO" in case.meta.tags and calls:
@@ -177,7 +227,7 @@ def grade(case: Case, calls: list[Call], history: list[Call] | None = None) -> G
     if case.meta.exactArguments:
         violations += invented_arguments(rows)
     passed = all(row.outcome == "pass" for row in rows) and not violations
-    return Grade("pass" if passed else "fail", rows, violations)
+    return Grade("pass" if passed else "fail", rows, violations, ignored)
 
 
 def calls_from_trace(trace: dict) -> list[Call]:

@@ -1,7 +1,8 @@
 """An OpenAI-compatible chat-completions client (stdlib only) and the agent loop that uses the page.
 
-Each step offers the page's live tools (name, description, input schema from `page.webmcp.tools()`),
-executes the tool calls the model makes on the page, feeds each result back as a `tool` message, and
+Each step offers the page's live tools (name, description, input schema from `page.webmcp.tools()`; via
+MCP, from the site's `tools/list`), executes the tool calls the model makes on the page (via MCP, with
+the SDK client), feeds each result back as a `tool` message, and
 stops at the model's answer or at the step limit. Everything said and done is kept in the trace.
 """
 
@@ -22,7 +23,7 @@ from .browser import CallRecord
 DEFAULT_MAX_STEPS = 8
 
 SYSTEM_PROMPT = """You are an assistant acting for a person on the web page they have open, through the tools
-that page provides. Call a tool only when you need it to do what the person asked, and make no more calls
+{tools_from}. Call a tool only when you need it to do what the person asked, and make no more calls
 than needed. Use only the tools offered. When a tool result tells you what to do next (nextAction), follow
 it. Answer the person in the language they wrote in.
 
@@ -185,8 +186,13 @@ def chat_messages(case_messages: list[dict]) -> list[dict]:
     return out
 
 
-def system_prompt(page_context: dict) -> str:
-    return SYSTEM_PROMPT.format(today=dt.date.today().isoformat(), **page_context)
+#: Where the tools come from, by path: the page's own (WebMCP), or the site's MCP server (`--via mcp`).
+TOOLS_FROM = {"webmcp": "that page provides", "mcp": "the site provides over MCP"}
+
+
+def system_prompt(page_context: dict, via: str = "webmcp") -> str:
+    tools_from = TOOLS_FROM.get(via, TOOLS_FROM["webmcp"])
+    return SYSTEM_PROMPT.format(today=dt.date.today().isoformat(), tools_from=tools_from, **page_context)
 
 
 def run_agent(
@@ -194,7 +200,7 @@ def run_agent(
 ) -> dict:
     """The loop. Fills `trace` as it goes (so a failure midway keeps what happened): prompt, steps,
     calls, final answer, and why it stopped."""
-    prompt = system_prompt(case_page.context_text())
+    prompt = system_prompt(case_page.context_text(), getattr(case_page, "via", "webmcp"))
     messages: list[dict] = [{"role": "system", "content": prompt}, *chat_messages(case_messages)]
     trace = trace if trace is not None else {}
     trace.update(

@@ -1,7 +1,7 @@
 """Reports: one JSON (everything, re-gradable), one text table and one HTML page per run.
 
-Files are `evals/reports/<UTC timestamp>-<mode>.{json,txt,html}`; an existing name is never reused, so
-earlier results (failures included) stay on disk next to later ones.
+Files are `evals/reports/<UTC timestamp>-<mode>.{json,txt,html}` (`<mode>-mcp` for a run via MCP); an
+existing name is never reused, so earlier results (failures included) stay on disk next to later ones.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 REPORTS_DIR = Path(__file__).resolve().parent / "reports"
-OUTCOMES = ("pass", "fail", "error", "rerun_required")
+OUTCOMES = ("pass", "fail", "error", "rerun_required", "not_applicable")
 CALLS_HEADING = "calls ([…] earlier turns, * runner confirms)"
 
 
@@ -29,13 +29,22 @@ def totals(cases: list[dict]) -> dict:
 
 
 def exit_code(report: dict) -> int:
-    """0 all passed; 1 a case failed or errored; 3 nothing failed but results must be rerun."""
+    """0 all passed; 1 a case failed or errored; 3 nothing failed but results must be rerun.
+    `not_applicable` (a case the path cannot play, e.g. blockApi over MCP) is not a failure."""
     counts = report["totals"]
     if counts.get("fail") or counts.get("error"):
         return 1
     if counts.get("rerun_required"):
         return 3
     return 0
+
+
+def summary(counts: dict) -> str:
+    """`pass 3, fail 0, error 0, rerun_required 0` (and `not_applicable N` when some were)."""
+    text = ", ".join(f"{outcome} {counts.get(outcome, 0)}" for outcome in OUTCOMES[:4])
+    if counts.get("not_applicable"):
+        text += f", not_applicable {counts['not_applicable']}"
+    return text
 
 
 def _reserve(directory: Path, stem: str) -> Path:
@@ -56,7 +65,8 @@ def _reserve(directory: Path, stem: str) -> Path:
 def write(report: dict, directory: Path | None = None) -> dict[str, Path]:
     directory = directory or REPORTS_DIR
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-    base = _reserve(directory, f"{stamp}-{report['mode']}")
+    suffix = "-mcp" if report.get("via") == "mcp" else ""
+    base = _reserve(directory, f"{stamp}-{report['mode']}{suffix}")
     paths = {kind: base.with_name(base.name + f".{kind}") for kind in ("json", "txt", "html")}
     report["files"] = {kind: str(path) for kind, path in paths.items()}
     paths["json"].write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
@@ -83,8 +93,9 @@ def _clip(text: str, width: int) -> str:
 def header_lines(report: dict) -> list[str]:
     health = report.get("health", {})
     start, end = health.get("start", {}), health.get("end", {})
+    via = report.get("via") or "webmcp"
     lines = [
-        f"AgentReady Events — eval run ({report['mode']})",
+        f"AgentReady Events — eval run ({report['mode']}, via={via})",
         f"started   {report.get('startedAt')}   finished {report.get('finishedAt')}",
         f"site      {report.get('baseUrl')}"
         + ("   (server started by the runner)" if report.get("serverStartedByRunner") else ""),
@@ -96,6 +107,12 @@ def header_lines(report: dict) -> list[str]:
         lines.append(
             f"/health CHANGED during the run: end revision {end.get('revision')}, "
             f"catalogue {end.get('toolCatalogueFingerprint')}"
+        )
+    if report.get("mcp"):
+        mcp = report["mcp"]
+        lines.append(
+            f"mcp       {mcp.get('url')}   protocol {mcp.get('mode')}, SDK mcp {mcp.get('sdk')}, "
+            f"elicitation {mcp.get('elicitation')}; uiUpdated not graded"
         )
     if report.get("browser"):
         lines.append(f"browser   Chromium {report['browser'].get('chromium')} (--enable-features=WebMCP)")
@@ -125,8 +142,7 @@ def text_report(report: dict) -> str:
     counts = report["totals"]
     lines += [
         "",
-        f"total {counts['total']}: pass {counts['pass']}, fail {counts['fail']}, error {counts['error']}, "
-        f"rerun_required {counts['rerun_required']}",
+        f"total {counts['total']}: {summary(counts)}",
     ]
     return "\n".join(lines) + "\n"
 
@@ -148,9 +164,10 @@ def html_report(report: dict) -> str:
             "</details></td></tr>"
         )
     header = "<br>".join(escape(line) for line in header_lines(report))
+    title = f"{report['mode']} via {report.get('via') or 'webmcp'}"
     counts = report["totals"]
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Eval run {escape(report["mode"])}</title>
+<html lang="en"><head><meta charset="utf-8"><title>Eval run {escape(title)}</title>
 <style>
 body {{ font: 14px/1.4 system-ui, sans-serif; margin: 2rem; }}
 table {{ border-collapse: collapse; width: 100%; }}
@@ -158,11 +175,11 @@ td, th {{ border-bottom: 1px solid #ddd; padding: .3rem .5rem; text-align: left;
 tr.pass td:nth-child(2) {{ color: #176b2c; }}
 tr.fail td:nth-child(2), tr.error td:nth-child(2) {{ color: #a31515; }}
 tr.rerun_required td:nth-child(2) {{ color: #8a5a00; }}
+tr.not_applicable td:nth-child(2) {{ color: #666; }}
 pre {{ white-space: pre-wrap; font-size: 12px; background: #f6f6f6; padding: .5rem; }}
 </style></head><body>
-<h1>Eval run — {escape(report["mode"])}</h1><p>{header}</p>
-<p>total {counts["total"]}: pass {counts["pass"]}, fail {counts["fail"]}, error {counts["error"]},
-rerun_required {counts["rerun_required"]}</p>
+<h1>Eval run — {escape(title)}</h1><p>{header}</p>
+<p>total {counts["total"]}: {escape(summary(counts))}</p>
 <table><thead><tr><th>#</th><th>outcome</th><th>case</th>
 <th>calls ([…] = earlier turns, * = confirmed by the runner)</th><th>why</th></tr></thead><tbody>
 {"".join(rows)}

@@ -14,6 +14,9 @@ itself; the `model` field of a request picks the script:
 - `stub-tool-for-small-talk` — like `stub-good`, but when the case expects no call it calls a tool
   anyway (the first offered tool that needs no argument, with `{}`). The grader must fail it.
 
+Over MCP (`--via mcp`) a tool about one event requires `event_id` where the page's tool took `{}`; the
+stub then gives the id of the page in the system prompt's URL (`/events/<id>/`), as a good agent would.
+
 A conversation is recognised by everything the person said in it (so a multi-turn case whose first
 message is another case's only message gets its own script), and where two cases say the same on
 different pages, by the page's URL in the system prompt. The earlier turns of a multi-turn case are
@@ -59,6 +62,18 @@ def _page(messages: list[dict]) -> str | None:
     return url.path + (f"?{url.query}" if url.query else "")
 
 
+def with_page_event(name: str, arguments: Any, tools: list[dict], page: str | None) -> Any:
+    """Over MCP a tool about one event takes `event_id` explicitly, where the page's route-bound tool took
+    `{}`: when the offered tool requires it and the script's call lacks it, the event is the one of the
+    page the person has open (`/events/<id>/` in the system prompt's URL), as a good agent reads it."""
+    spec = next((tool["function"] for tool in tools if tool.get("function", {}).get("name") == name), None)
+    required = ((spec or {}).get("parameters") or {}).get("required") or []
+    found = re.match(r"^/events/(evt-[a-z0-9-]+)/", page or "")
+    if "event_id" in required and isinstance(arguments, dict) and "event_id" not in arguments and found:
+        return {**arguments, "event_id": found.group(1)}
+    return arguments
+
+
 def _since_last_user(messages: list[dict]) -> list[dict]:
     last = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
     return messages[last + 1 :]
@@ -98,7 +113,8 @@ class Script:
                 )
         if len(made) < len(planned):
             nxt = planned[len(made)]
-            return self._call(nxt["functionName"], nxt["arguments"], len(made))
+            arguments = with_page_event(nxt["functionName"], nxt["arguments"], tools, _page(messages))
+            return self._call(nxt["functionName"], arguments, len(made))
         return self._answer(f"stub: done after {len(made)} call(s)" if case else "stub: unknown conversation")
 
     def _relax(self, made: list[dict], results: list[dict]) -> dict | None:

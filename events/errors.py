@@ -72,6 +72,19 @@ class AuthRequired(DomainError):
     next_action = "Ask the person to sign in at /accounts/login/ and then try again."
 
 
+class TokenRequired(AuthRequired):
+    """A write over MCP without a token: there is no session to sign in to, only a token to bring."""
+
+    default_message = (
+        "This needs the person's account: connect with a personal access token (Authorization: Bearer …) "
+        "that has the scope this tool needs."
+    )
+    next_action = (
+        "Ask the person to sign in at /accounts/login/, make a personal access token on My events (/me/) "
+        "with the scope this tool needs, and give it to you; then call again with it."
+    )
+
+
 class InvalidToken(AuthRequired):
     reason = "INVALID_TOKEN"
     default_message = "The access token is not valid: unknown, expired or revoked."

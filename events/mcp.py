@@ -32,13 +32,8 @@ from .api.serializers import (
 )
 from .api.throttling import check_write_rate
 from .choices import Mode
-from .errors import AuthRequired, DomainError, InsufficientScope
+from .errors import DomainError, InsufficientScope, TokenRequired
 from .visitors import Visitor
-
-SIGN_IN_WITH_A_TOKEN = (
-    "This needs the person's account: connect with a personal access token (Authorization: Bearer …) "
-    "that the person makes on My events (/me/), with the scope this tool needs."
-)
 
 
 def _read(visitor: Visitor) -> dict[str, int]:
@@ -80,7 +75,7 @@ def answer(call: McpCall, *, visitor: Visitor, scopes: frozenset[str] | None) ->
     try:
         scope, run = TOOLS[name]
         if scope != READ and visitor.user is None:
-            raise AuthRequired(SIGN_IN_WITH_A_TOKEN)
+            raise TokenRequired()
         if scopes is not None and scope not in scopes:
             raise InsufficientScope(extra={"scope": scope})
         serializer = call.declaration.input_serializer

@@ -85,7 +85,14 @@ def test_grade_mode_grades_saved_traces_again(tmp_path):
     relaxed = report["cases"][1]
     assert relaxed["reasons"][0].startswith("relaxed-after-zero: call 1")
     assert report["gradedFrom"] == str(saved) and report["originalMode"] == "model"
-    assert report["totals"] == {"pass": 2, "fail": 2, "error": 1, "rerun_required": 0, "total": 5}
+    assert report["totals"] == {
+        "pass": 2,
+        "fail": 2,
+        "error": 1,
+        "rerun_required": 0,
+        "not_applicable": 0,
+        "total": 5,
+    }
     assert json.loads(paths["json"].read_text(encoding="utf-8"))["mode"] == "grade"
     assert "abc123" in paths["txt"].read_text(encoding="utf-8")
 
@@ -159,6 +166,8 @@ def test_exit_codes():
     assert reports.exit_code({"totals": {"pass": 3, "fail": 1, "error": 0, "rerun_required": 1}}) == 1
     assert reports.exit_code({"totals": {"pass": 3, "fail": 0, "error": 1, "rerun_required": 0}}) == 1
     assert reports.exit_code({"totals": {"pass": 3, "fail": 0, "error": 0, "rerun_required": 1}}) == 3
+    # A case the path cannot play (blockApi over MCP) is reported, not failed.
+    assert reports.exit_code({"totals": {"pass": 3, "fail": 0, "error": 0, "not_applicable": 2}}) == 0
 
 
 def test_cli_grade_and_list(tmp_path, capsys):

@@ -1,15 +1,17 @@
-"""The runner end to end: `python -m evals` against one seeded server, in Chromium with WebMCP.
+"""The runner end to end: `python -m evals` against one seeded server, in Chromium with WebMCP and over
+the site's MCP endpoint (`--via mcp`, the SDK's client, no browser).
 
-Each run is a subprocess (its own Playwright, its own Chromium), all against the one server this module
-starts. Model mode talks to the STUB model service (evals/stub_model.py) on 127.0.0.1: it replaces an
-outside model service, which cannot run here, with scripted policies, so these tests check the loop,
-the trace and the grader — not any model's judgement.
+Each run is a subprocess (its own Playwright and Chromium, or its own MCP client), all against the one
+server this module starts. Model mode talks to the STUB model service (evals/stub_model.py) on
+127.0.0.1: it replaces an outside model service, which cannot run here, with scripted policies, so these
+tests check the loop, the trace and the grader — not any model's judgement.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,10 +23,13 @@ from evals.server import PROJECT_DIR, SeededServer
 from evals.stub_model import StubModelServer
 from harness.chromium import CHROMIUM
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed (make chromium)"),
-]
+
+def in_chromium(test):
+    """The WebMCP path: a real Chromium (the MCP path needs none)."""
+    skip = pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="Debian's chromium is not installed (make chromium)"
+    )
+    return pytest.mark.browser(skip(test))
 
 
 @pytest.fixture(scope="module")
@@ -71,6 +76,7 @@ def by_name(report: dict) -> dict[str, dict]:
     return {entry["name"]: entry for entry in report["cases"]}
 
 
+@in_chromium
 def test_smoke_runs_every_case_of_the_bank_and_each_passes(site, site_database, tmp_path):
     """No model: every case's expected calls on the live pages, one Chromium, one server."""
     code, report, output = run_evals(tmp_path, "smoke", "--base-url", site, env=site_database)
@@ -81,8 +87,10 @@ def test_smoke_runs_every_case_of_the_bank_and_each_passes(site, site_database, 
         "fail": 0,
         "error": 0,
         "rerun_required": 0,
+        "not_applicable": 0,
         "total": len(bank),
     }
+    assert report["via"] == "webmcp" and "mcp" not in report
     assert [entry["name"] for entry in report["cases"]] == [case.name for case in bank]
     assert output.count("] PASS") == len(bank)  # one progress line per case
     start = report["health"]["start"]
@@ -147,6 +155,7 @@ GOOD_SAMPLE = [
 ]
 
 
+@in_chromium
 def test_model_mode_with_the_good_stub_policy_passes_and_keeps_the_whole_trace(
     site, site_database, stub, tmp_path
 ):
@@ -202,6 +211,7 @@ def test_model_mode_with_the_good_stub_policy_passes_and_keeps_the_whole_trace(
     assert call["args"] == {"query": "WebMCP"} and call["result"]["events"][0]["id"] == "evt-webmcp-intro"
 
 
+@in_chromium
 def test_a_model_that_relaxes_filters_after_zero_results_fails_the_arg_cases(site, stub, tmp_path):
     """The STUB model service (in place of an outside model, which cannot run here) drops filters after
     a zero result, as the seeds' ARG-01 attempt 1 did: the grader must fail it, also when regrading —
@@ -247,6 +257,7 @@ def test_a_model_that_relaxes_filters_after_zero_results_fails_the_arg_cases(sit
     assert sorted(regraded_outcomes.values()) == ["fail", "fail", "pass", "pass"]
 
 
+@in_chromium
 def test_a_model_that_calls_a_tool_for_small_talk_fails_the_no_cases(site, stub, tmp_path):
     """The STUB model service (in place of an outside model, which cannot run here) calls a tool for
     small talk: a NO case passes only without any call, so the grader must fail it."""
@@ -258,3 +269,135 @@ def test_a_model_that_calls_a_tool_for_small_talk_fails_the_no_cases(site, stub,
         assert entry["outcome"] == "fail"
         assert entry["reasons"][0].startswith("no-call-allowed")
         assert len(entry["trace"]["calls"]) == 1
+
+
+# ---- the same bank over MCP (`--via mcp`): the site's /mcp with the SDK client, no browser ---------------
+
+TOKEN = re.compile(r"are_[A-Za-z0-9]{16,}")  # a personal access token must never reach a report
+
+
+def test_smoke_over_mcp_runs_every_applicable_case_and_each_passes(site, site_database, tmp_path):
+    """Every case whose tools /mcp lists, with its expected calls over MCP; blockApi cases (they abort
+    the browser's requests) are not applicable there, which is reported and is not a failure."""
+    code, report, output = run_evals(tmp_path, "smoke", "--via", "mcp", "--base-url", site, env=site_database)
+    bank = load_bank()
+    blocked = [case.name for case in bank if case.meta.setup.get("blockApi")]
+    assert code == 0, output
+    assert len(blocked) == 2
+    assert report["totals"] == {
+        "pass": len(bank) - len(blocked),
+        "fail": 0,
+        "error": 0,
+        "rerun_required": 0,
+        "not_applicable": len(blocked),
+        "total": len(bank),
+    }
+    assert report["via"] == "mcp" and "browser" not in report
+    assert report["mcp"]["url"] == f"{site}/mcp" and report["mcp"]["mode"] == "2026-07-28"
+    assert "register_event" in report["mcp"]["tools"]
+    assert output.count("] PASS") == len(bank) - len(blocked)
+    assert output.count("] NOT_APPLICABLE") == len(blocked) and "via mcp" in output
+    assert not TOKEN.search(json.dumps(report)), "a token leaked into the report"
+    cases = by_name(report)
+    for name in blocked:
+        assert cases[name]["outcome"] == "not_applicable"
+        assert cases[name]["reasons"][0].startswith("not applicable over MCP: blockApi")
+    # Route-bound: the detail page's `{}` goes over MCP with the page's event id.
+    nav = next(entry for name, entry in cases.items() if name.startswith("NAV-01"))
+    [call] = nav["trace"]["calls"]
+    assert call["args"] == {"event_id": "evt-webmcp-intro"} and call["routeBound"]["caseArgs"] == {}
+    assert "signedIn" not in nav["trace"]["setup"]  # reads are anonymous
+    # A consequential tool: the site asks by elicitation, the runner accepts.
+    register = next(entry for name, entry in cases.items() if name.startswith("WRITE-03"))
+    [call] = register["trace"]["calls"]
+    assert (
+        call["confirmedByRunner"] is True and call["confirmation"]["by"] == "runner accepted the elicitation"
+    )
+    assert "Register eval-" in call["confirmation"]["message"]
+    assert call["result"]["registration"]["status"] == "confirmed" and call["isError"] is False
+    signed_in = register["trace"]["setup"]["signedIn"]
+    assert signed_in["username"].startswith("eval-") and signed_in["via"].startswith(
+        "manage.py create_access"
+    )
+    assert "token" not in signed_in
+    # An anonymous save in the browser is an account's save over MCP; uiUpdated is not graded there.
+    save = next(entry for name, entry in cases.items() if name.startswith("WRITE-01"))
+    assert save["trace"]["setup"]["signedIn"]["why"].startswith("the case writes (save_event)")
+    assert save["trace"]["calls"][0]["result"]["uiUpdated"] is False
+    assert save["grading"]["ignoredOverMcp"] == ["uiUpdated"]
+    # The anonymous refusal stays anonymous.
+    for name, entry in cases.items():
+        if name.startswith(("AUTH-01", "AUTH-02")):
+            assert "signedIn" not in entry["trace"]["setup"], name
+            assert entry["trace"]["calls"][0]["result"]["code"] == "AUTH_REQUIRED", name
+    # Conversations: the earlier turn replayed over MCP first.
+    for name, entry in cases.items():
+        if name.startswith(("ARG-06", "ARG-04 en")):
+            [earlier] = entry["trace"]["history"]
+            assert earlier["result"]["count"] == 0, name
+    # The waiting list: seats reset and freed for the case's token account, claimed by elicitation.
+    for name, entry in cases.items():
+        if name.startswith(("WRITE-06", "WRITE-07")):
+            setup = entry["trace"]["setup"]
+            assert setup["freeSeat"]["offeredTo"] == setup["signedIn"]["username"], name
+            [call] = entry["trace"]["calls"]
+            if name.startswith("WRITE-07"):
+                assert call["confirmedByRunner"] is True, name
+                assert call["result"]["registration"]["status"] == "confirmed", name
+    text = Path(report["files"]["txt"]).read_text(encoding="utf-8")
+    assert "via=mcp" in text and "not_applicable 2" in text
+    assert report["files"]["json"].endswith("-smoke-mcp.json")
+
+    regraded = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evals",
+            "grade",
+            report["files"]["json"],
+            "--reports",
+            str(tmp_path / "again"),
+        ],
+        cwd=PROJECT_DIR,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert regraded.returncode == 0, regraded.stdout + regraded.stderr
+    [again] = (tmp_path / "again").glob("*.json")
+    again = json.loads(again.read_text(encoding="utf-8"))
+    assert again["via"] == "mcp" and again["totals"] == report["totals"]
+
+
+MCP_MODEL_SAMPLE = ["SEL-02", "ARG-04 en", "ORD-01", "NAV-02", "RECOVERY-02", "WRITE-01", "WRITE-04"]
+MCP_MODEL_SAMPLE += ["WRITE-07 en", "AUTH-02", "NO-03 en"]
+
+
+def test_model_mode_over_mcp_with_the_good_stub_policy_passes(site, site_database, stub, tmp_path):
+    """The STUB model service (in place of an outside model, which cannot run here) is offered the tools
+    of /mcp's tools/list; its calls run over MCP. Route-bound tools need the event id there: `stub-good`
+    takes it from the page's URL, as a good agent would; the runner adds nothing to a model's call."""
+    only = [arg for item in MCP_MODEL_SAMPLE for arg in ("--only", item)]
+    env = {**site_database, "EVALS_BASE_URL": stub.base_url, "EVALS_MODEL": "stub-good"}
+    code, report, output = run_evals(tmp_path, "model", "--via", "mcp", "--base-url", site, *only, env=env)
+    assert code == 0, output
+    totals = report["totals"]
+    assert totals["not_applicable"] == 1 and totals["pass"] == totals["total"] - 1 >= 9, output
+    assert report["via"] == "mcp" and report["model"]["model"] == "stub-good"
+    assert not TOKEN.search(json.dumps(report)), "a token leaked into the report"
+    cases = by_name(report)
+    nav = next(entry for name, entry in cases.items() if name.startswith("NAV-02"))
+    trace = nav["trace"]
+    assert {spec["function"]["name"] for spec in trace["toolsOffered"]} == set(report["mcp"]["tools"])
+    details = next(s for s in trace["toolsOffered"] if s["function"]["name"] == "get_event_details")
+    assert details["function"]["parameters"]["required"] == ["event_id"]
+    assert "the site provides over MCP" in trace["prompt"]["system"]
+    assert "URL: " + site + "/events/evt-kaohsiung-agent-evals/" in trace["prompt"]["system"]
+    [call] = trace["calls"]
+    assert call["args"] == {"event_id": "evt-kaohsiung-agent-evals"} and "routeBound" not in call
+    claim = cases["WRITE-07 en: claim the held seat, the person confirms"]
+    [call] = claim["trace"]["calls"]
+    assert call["confirmedByRunner"] is True and call["result"]["registration"]["status"] == "confirmed"
+    page_question = next(entry for name, entry in cases.items() if name.startswith("NO-03 en"))
+    assert page_question["trace"]["calls"] == [] and page_question["trace"]["stoppedBy"] == "answer"
+    assert "WebMCP" in page_question["trace"]["prompt"]["system"]  # the page's text, fetched over HTTP

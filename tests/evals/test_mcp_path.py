@@ -1,0 +1,115 @@
+"""`--via mcp` without a server: which cases apply and who plays them, the grader's page-only keys, the
+stub's event id, the page text a model is shown. The runs themselves are in test_runs.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from evals.bank import Case, load_bank
+from evals.grading import grade, over_mcp
+from evals.matcher import Call
+from evals.mcp_client import page_text, route_event_id
+from evals.runner import mcp_account_reason, mcp_not_applicable
+from evals.stub_model import with_page_event
+
+TOOLS = {
+    "search_events",
+    "get_event_details",
+    "save_event",
+    "register_event",
+    "cancel_registration",
+    "join_waitlist",
+    "leave_waitlist",
+}
+READ_ONLY = {"search_events", "get_event_details"}
+
+
+@pytest.fixture(scope="module")
+def bank() -> dict[str, Case]:
+    return {case.name: case for case in load_bank()}
+
+
+def starting(bank: dict[str, Case], prefix: str) -> Case:
+    return next(case for name, case in bank.items() if name.startswith(prefix))
+
+
+def test_only_the_blocked_api_cases_are_not_applicable_over_mcp(bank):
+    skipped = {name for name, case in bank.items() if mcp_not_applicable(case, TOOLS)}
+    assert skipped == {name for name, case in bank.items() if case.meta.setup.get("blockApi")}
+    assert len(skipped) == 2 and all(name.startswith("RECOVERY") for name in skipped)
+    # A tool /mcp does not list makes a case not applicable too.
+    reason = mcp_not_applicable(starting(bank, "WRITE-05 en"), TOOLS - {"join_waitlist"})
+    assert reason == "not applicable over MCP: /mcp does not list join_waitlist"
+
+
+def test_signed_in_and_writing_cases_get_an_account_and_the_auth_cases_stay_anonymous(bank):
+    reasons = {name: mcp_account_reason(case, READ_ONLY) for name, case in bank.items()}
+    with_account = {name[:8] for name, reason in reasons.items() if reason}
+    assert with_account == {"WRITE-01", "WRITE-02", "WRITE-03", "WRITE-04", "WRITE-05", "WRITE-06"} | {
+        "WRITE-07",
+        "ORD-03 e",
+    }
+    assert reasons[starting(bank, "WRITE-03").name] == "signedIn"
+    assert reasons[starting(bank, "WRITE-01").name].startswith("the case writes (save_event)")
+    assert not any(reason for name, reason in reasons.items() if name.startswith(("AUTH", "NAV", "NO-")))
+
+
+def test_over_mcp_the_grader_ignores_ui_updated_and_nothing_else(bank):
+    case = starting(bank, "WRITE-01")
+    answer = {"ok": True, "eventId": "evt-ai-agent-101-taipei", "alreadySaved": False, "uiUpdated": False}
+    calls = [Call("save_event", {"event_id": "evt-ai-agent-101-taipei"}, answer)]
+    assert grade(case, calls).outcome == "fail"  # the page must have updated
+    graded = grade(case, calls, via="mcp")
+    assert graded.outcome == "pass" and graded.as_dict()["ignoredOverMcp"] == ["uiUpdated"]
+    refused = [Call("save_event", {"event_id": "evt-ai-agent-101-taipei"}, {**answer, "alreadySaved": True})]
+    assert grade(case, refused, via="mcp").outcome == "fail"
+    assert "ignoredOverMcp" not in grade(starting(bank, "NAV-01"), [], via="mcp").as_dict()
+
+
+def test_over_mcp_earlier_turns_answers_lose_ui_updated_too():
+    case = Case.from_dict(
+        {
+            "name": "x",
+            "messages": [
+                {"role": "user", "type": "message", "content": "save it"},
+                {"role": "model", "type": "functioncall", "name": "save_event", "arguments": {}},
+                {
+                    "role": "user",
+                    "type": "functionresponse",
+                    "name": "save_event",
+                    "response": {"result": {"ok": True, "uiUpdated": True}},
+                },
+                {"role": "user", "type": "message", "content": "thanks"},
+            ],
+            "expectedCall": None,
+            "meta": {"route": "/events/evt-a/", "tags": ["NO", "en"]},
+        }
+    )
+    stripped, ignored = over_mcp(case)
+    assert ignored == ["uiUpdated"] and stripped.history()[0]["response"] == {"ok": True}
+    replayed = [Call("save_event", {"event_id": "evt-a"}, {"ok": True, "uiUpdated": False})]
+    assert grade(case, [], replayed).outcome == "fail"
+    assert grade(case, [], replayed, via="mcp").outcome == "pass"
+
+
+def test_the_stub_gives_the_pages_event_id_only_where_the_tool_requires_it():
+    over_mcp_tool = [
+        {"type": "function", "function": {"name": "save_event", "parameters": {"required": ["event_id"]}}}
+    ]
+    on_the_page = [{"type": "function", "function": {"name": "save_event", "parameters": {}}}]
+    page = "/events/evt-webmcp-intro/"
+    assert with_page_event("save_event", {}, over_mcp_tool, page) == {"event_id": "evt-webmcp-intro"}
+    assert with_page_event("save_event", {}, on_the_page, page) == {}
+    assert with_page_event("save_event", {"event_id": "evt-b"}, over_mcp_tool, page) == {"event_id": "evt-b"}
+    assert with_page_event("save_event", {}, over_mcp_tool, "/events/") == {}
+
+
+def test_route_event_and_page_text():
+    assert route_event_id("/events/evt-webmcp-intro/") == "evt-webmcp-intro"
+    assert route_event_id("/events/?location=kaohsiung") is None
+    html = """<html><head><title>WebMCP 入門 · Site</title><script>var x = 1;</script></head><body>
+    <nav>Menu</nav><main><h1>WebMCP 入門</h1><p>Starts <time>10:00</time> in
+    Taipei.</p><div hidden>secret</div><ul><li>Free</li><li>Beginner</li></ul></main></body></html>"""
+    title, text = page_text(html)
+    assert title == "WebMCP 入門 · Site"
+    assert text.splitlines() == ["WebMCP 入門", "Starts 10:00 in Taipei.", "Free", "Beginner"]
