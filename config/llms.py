@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import mcp.types as types
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import translation
@@ -126,7 +127,7 @@ def _mcp_section(request: HttpRequest) -> list[str]:
         "",
     ]
     for tool in mcp_tools():
-        hints = tool.annotations
+        hints = tool.annotations or types.ToolAnnotations()
         labels = [
             label
             for on, label in (

@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import mcp.types as types
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -52,7 +53,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         "code": {"type": "string", "description": "On refusals: the error code."},
         "reason": {"type": "string", "description": "On refusals: the finer cause."},
         "nextAction": {"type": "string"},
-        "stateVersion": {"type": ["integer", "null"]},
+        "stateVersion": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
     },
     "required": ["ok"],
 }
@@ -309,8 +310,15 @@ def mcp_view(
         headers: list[tuple[bytes, bytes]] = []
         chunks: list[bytes] = []
         body = request.body
+        delivered = False
 
         async def receive() -> dict[str, Any]:
+            # The body once; after that the client is simply there (a stream the SDK may wait on ends
+            # when its answer does), never a busy loop of the same body.
+            nonlocal delivered
+            if delivered:
+                await anyio.sleep_forever()
+            delivered = True
             return {"type": "http.request", "body": body, "more_body": False}
 
         async def send(message: MutableMapping[str, Any]) -> None:

@@ -121,3 +121,23 @@ def test_an_anonymous_write_is_auth_required_with_a_bearer_challenge(db):
     assert result["isError"] is True and result["structuredContent"]["code"] == "AUTH_REQUIRED"
     assert response["WWW-Authenticate"] == 'Bearer realm="AgentReady Events"'
     assert not SavedEvent.objects.exists()
+
+
+def test_a_listen_request_is_answered_not_left_hanging(db):
+    """`subscriptions/listen` takes the SDK's stream path: it must end with an error (we offer no
+    subscriptions), not wait on the client for ever (found by the conformance suite)."""
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "subscriptions/listen",
+            "params": {
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                }
+            },
+        }
+    )
+    response = post(Client(), body, modern("subscriptions/listen"))
+    assert "error" in json.loads(response.content)  # the conformance suite checks the exact code
