@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "webmcp",
     "events",
     "accounts",
+    "readiness",
 ]
 
 MIDDLEWARE = [

@@ -5,8 +5,14 @@ from django.urls import include, path
 
 from config import health, llms, mcp
 from events.api import errorpages
+from readiness import views as readiness_views
 
 urlpatterns = [
+    path(
+        "admin/agent-readiness/",
+        admin.site.admin_view(readiness_views.agent_readiness),
+        name="agent-readiness",
+    ),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     path("health", health.health, name="health"),

@@ -395,6 +395,8 @@ class Activity(models.Model):
         verbose_name = _("activity")
         verbose_name_plural = _("activities")
         constraints = [models.CheckConstraint(condition=Q(mode__in=Mode.values), name="activity_mode_valid")]
+        # The agent-readiness dashboard counts the last 30 days by day and mode (readiness/figures.py).
+        indexes = [models.Index(fields=["created_at", "mode"], name="activity_created_mode")]
 
     def __str__(self) -> str:
         return f"{self.action} [{self.mode}] {self.outcome}"

@@ -14,12 +14,27 @@ from __future__ import annotations
 from webmcp.registry import Binding, Exposure, ToolContext, ToolDeclaration, registry
 
 from .api.serializers import EventRefInput, EventSearchInput
+from .policies import Permissions
 
 LIST, DETAIL, ME = "event-list", "event-detail", "me"
 
 
 def _state(context: ToolContext, key: str) -> bool:
     return bool(context.state.get(key, False))
+
+
+def detail_state(*, signed_in: bool, registered: bool, can: Permissions) -> dict[str, bool]:
+    """An event page's WebMCP state: the answers of `events.policies.permissions` for the visitor
+    (the page view puts it in `webmcp_state`; the agent-readiness dashboard derives its table from it)."""
+    return {
+        "signed_in": signed_in,
+        "registered": registered,
+        "may_register": can.register,
+        "may_cancel": can.cancel,
+        "may_save": can.save,
+        "may_join_waitlist": can.join_waitlist,
+        "may_leave_waitlist": can.leave_waitlist,
+    }
 
 
 # The page view puts the answers of `events.policies.permissions` into the state: these predicates

@@ -56,6 +56,7 @@ from .choices import Mode
 from .errors import AuthRequired, DomainError, EventNotFound, InvalidInput, RegistrationNotFound
 from .forms import PAGE_PARAM, EventSearchForm
 from .models import Registration
+from .tools import detail_state
 from .visitors import Visitor, client_mode, visitor_from_request
 
 if TYPE_CHECKING:
@@ -323,12 +324,7 @@ def _render_detail(
         "signup_url": _auth_url("signup", event.public_id),
         "webmcp_state": {
             **_page_state(request, visitor),
-            "registered": details.is_registered,
-            "may_register": can.register,
-            "may_cancel": can.cancel,
-            "may_save": can.save,
-            "may_join_waitlist": can.join_waitlist,
-            "may_leave_waitlist": can.leave_waitlist,
+            **detail_state(signed_in=visitor.is_authenticated, registered=details.is_registered, can=can),
         },
     }
     template = "events/event_detail.html#region" if region else "events/event_detail.html"

@@ -1,0 +1,153 @@
+"""Sections 2 and 3: eval pass rates per revision and category, and usage by mode over time.
+
+Each section is one aggregate query (the page makes six in all, whatever the data size); the
+Activity query runs on the `activity_created_mode` index.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from django.db.models import Count, Max
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from events import errors
+from events.choices import Mode
+from events.models import Activity
+
+from .models import EvalResult
+
+REVISIONS_SHOWN = 10
+DAYS = 30
+
+
+@dataclass
+class RevisionRates:
+    revision: str
+    last_run: Any
+    current: bool  # the revision this server runs
+    changed_during_run: bool  # some run saw the site change: shown apart, never mixed in
+    categories: dict[str, tuple[int, int]] = field(default_factory=dict)  # category -> (passed, graded)
+
+    def rate(self, category: str) -> float | None:
+        passed, graded = self.categories.get(category, (0, 0))
+        return passed / graded if graded else None
+
+    @property
+    def overall(self) -> float | None:
+        passed = sum(p for p, _ in self.categories.values())
+        graded = sum(g for _, g in self.categories.values())
+        return passed / graded if graded else None
+
+
+def eval_rates(current_revision: str) -> tuple[list[RevisionRates], list[str]]:
+    """Pass rates by category for the current revision and the nine before it, newest first; one query.
+
+    `rerun_required` and `not_applicable` results are not graded. A run during which the site changed
+    counts for no revision (its results carry `revision_changed`).
+    """
+    rows = (
+        EvalResult.objects.filter(run__revision_changed=False)
+        .exclude(outcome__in=("rerun_required", "not_applicable"))
+        .values("run__revision", "category", "outcome")
+        .annotate(count=Count("id"), last=Max("run__started_at"))
+    )
+    by_revision: dict[str, RevisionRates] = {}
+    for row in rows:
+        rates = by_revision.setdefault(
+            row["run__revision"],
+            RevisionRates(row["run__revision"], row["last"], row["run__revision"] == current_revision, False),
+        )
+        rates.last_run = max(rates.last_run, row["last"])
+        passed, graded = rates.categories.get(row["category"], (0, 0))
+        passed += row["count"] if row["outcome"] == "pass" else 0
+        rates.categories[row["category"]] = (passed, graded + row["count"])
+    revisions = sorted(by_revision.values(), key=lambda r: (not r.current, -r.last_run.timestamp()))
+    shown = revisions[:REVISIONS_SHOWN]
+    categories = sorted({category for r in shown for category in r.categories})
+    return shown, categories
+
+
+def regressions(current_revision: str, previous_revision: str | None) -> list[dict[str, str]]:
+    """Cases that passed on the previous revision and do not pass on the current one; one query."""
+    if not previous_revision:
+        return []
+    rows = (
+        EvalResult.objects.filter(
+            run__revision__in=[current_revision, previous_revision], run__revision_changed=False
+        )
+        .exclude(outcome__in=("rerun_required", "not_applicable"))
+        .values("run__revision", "case", "category", "outcome", "reason", "run__via")
+    )
+    outcomes: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    details: dict[tuple[str, str], dict[str, str]] = {}
+    for row in rows:
+        key = (row["case"], row["run__via"])
+        outcomes[key][row["run__revision"]].add(row["outcome"])
+        if row["run__revision"] == current_revision and row["outcome"] != "pass":
+            details[key] = {
+                "case": row["case"],
+                "via": row["run__via"],
+                "category": row["category"],
+                "outcome": row["outcome"],
+                "reason": row["reason"],
+            }
+    return sorted(
+        (
+            details[key]
+            for key, seen in outcomes.items()
+            if seen.get(previous_revision) == {"pass"} and key in details
+        ),
+        key=lambda d: (d["category"], d["case"]),
+    )
+
+
+@dataclass
+class Usage:
+    days: list[date]
+    by_mode: dict[str, list[int]]  # mode -> calls per day, aligned with `days`
+    refusals: list[dict[str, Any]]  # {"tool", "reason", "count"}, most first
+
+
+def refusal_reasons() -> list[str]:
+    """Every reason a use case refuses with (the Activity outcome of a refused call)."""
+    found: set[str] = set()
+    stack: list[type[errors.DomainError]] = [errors.DomainError]
+    while stack:
+        cls = stack.pop()
+        found.add(cls.reason)
+        stack.extend(cls.__subclasses__())
+    return sorted(found)
+
+
+def usage(*, today: date | None = None) -> Usage:
+    """Calls per day by mode over the last DAYS days, and refusals by tool and reason; two queries."""
+    tz = timezone.get_current_timezone()
+    today = today or timezone.localdate()
+    first = today - timedelta(days=DAYS - 1)
+    since = timezone.make_aware(datetime.combine(first, time.min), tz)
+    recent = Activity.objects.filter(created_at__gte=since)
+    per_day = (
+        recent.annotate(day=TruncDate("created_at", tzinfo=tz)).values("day", "mode").annotate(n=Count("id"))
+    )
+    days = [first + timedelta(days=i) for i in range(DAYS)]
+    index = {day: i for i, day in enumerate(days)}
+    by_mode = {mode: [0] * DAYS for mode in Mode.values}
+    for row in per_day:
+        if row["day"] in index and row["mode"] in by_mode:
+            by_mode[row["mode"]][index[row["day"]]] += row["n"]
+    refused = (
+        recent.filter(outcome__in=refusal_reasons())
+        .values("action", "outcome")
+        .annotate(n=Count("id"))
+        .order_by("-n", "action", "outcome")[:12]
+    )
+    return Usage(
+        days=days,
+        by_mode=by_mode,
+        refusals=[{"tool": r["action"], "reason": r["outcome"], "count": r["n"]} for r in refused],
+    )

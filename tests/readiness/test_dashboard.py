@@ -1,0 +1,179 @@
+"""The agent-readiness dashboard: who may see it, how many queries, and each section's numbers."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from config.health import revision
+from readiness.reports import import_report
+from tests.factories import ActivityFactory, EventFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+URL = "/admin/agent-readiness/"
+EN = {"Accept-Language": "en"}
+
+
+def report(
+    rev: str, outcomes: dict[str, str], *, started: str = "2026-11-30T10:00:00Z", changed: bool = False
+) -> bytes:
+    """An eval report as evals/report.py writes it (the fields the import reads)."""
+    end = {"revision": rev + "-new" if changed else rev, "toolCatalogueFingerprint": "sha256:x"}
+    return json.dumps(
+        {
+            "kind": "agentready-evals-report",
+            "formatVersion": 1,
+            "mode": "smoke",
+            "via": "webmcp",
+            "startedAt": started,
+            "finishedAt": started,
+            "health": {"start": {"revision": rev, "toolCatalogueFingerprint": "sha256:x"}, "end": end},
+            "totals": {},
+            "cases": [
+                {
+                    "name": name,
+                    "category": name.split("-")[0],
+                    "case": {"meta": {"route": "/events/"}},
+                    "outcome": outcome,
+                    "reasons": [] if outcome == "pass" else ["expected search_events, got nothing"],
+                }
+                for name, outcome in outcomes.items()
+            ],
+        }
+    ).encode()
+
+
+@pytest.fixture
+def staff_client() -> Client:
+    client = Client(headers=EN)
+    client.force_login(UserFactory(username="organiser", is_staff=True, is_superuser=True))
+    return client
+
+
+def test_staff_only(db):
+    assert Client().get(URL).status_code == 302  # to the admin's sign-in
+    visitor = Client()
+    visitor.force_login(UserFactory(username="visitor"))
+    assert visitor.get(URL).status_code == 302
+
+
+def test_linked_from_the_admin_index(staff_client):
+    assert f'href="{URL}"' in staff_client.get("/admin/").content.decode()
+
+
+def test_six_queries_whatever_the_data(staff_client):
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert staff_client.get(URL).status_code == 200
+        return len(captured)
+
+    small = queries()
+    event = EventFactory()
+    for n in range(30):
+        ActivityFactory(action="register_event", mode="agent", outcome="EVENT_FULL", event=event)
+        ActivityFactory(action="search_events", mode=["ui", "api", "mcp"][n % 3], outcome="OK")
+    for n in range(3):
+        import_report(
+            report(f"rev{n}", {f"SEL-0{i}": "pass" for i in range(5)}, started=f"2026-11-2{n}T10:00:00Z")
+        )
+    assert queries() == small <= 6
+
+
+def test_tools_per_page_and_state(staff_client):
+    html = staff_client.get(URL).content.decode()
+    section = html[html.index('id="tools-heading"') : html.index('id="evals-heading"')]
+    for state in (
+        "anonymous",
+        "registered",
+        "full",
+        "on the waiting list",
+        "a seat held for them",
+        "cancelled",
+        "past",
+    ):
+        assert f"<td>{state}</td>" in section, state
+    assert "<code>join_waitlist</code>" in section and "<code>register_event</code> ✓" in section
+    assert "MCP (/mcp)" in section
+
+
+def test_pass_rates_per_category_for_this_revision_and_others_apart(staff_client):
+    here = revision()
+    import_report(
+        report(
+            "old-revision",
+            {"SEL-01": "pass", "SEL-02": "pass", "NO-01": "pass"},
+            started="2026-11-29T10:00:00Z",
+        )
+    )
+    import_report(report(here, {"SEL-01": "pass", "SEL-02": "fail", "NO-01": "pass"}))
+    import_report(report("changed", {"SEL-01": "fail"}, changed=True))  # the site changed mid-run
+    html = staff_client.get(URL).content.decode()
+    table = html[html.index('id="eval-rates"') : html.index("</table>", html.index('id="eval-rates"'))]
+    rows = table.split("<tr")
+    [current] = [row for row in rows if "(this server)" in row]
+    [other] = [row for row in rows if "old-revision"[:8] in row]
+    assert "<td>100 %</td>" in current and "<td>50 %</td>" in current  # NO 1/1, SEL 1/2
+    assert "(another revision)" in other and "<code>changed" not in table
+    regressions = html[html.index('id="regressions"') :]
+    assert "SEL-02" in regressions and "expected search_events, got nothing" in regressions
+    assert "SEL-01" not in regressions.split("</ul>")[0]
+
+
+def test_usage_by_mode_and_refusals(staff_client):
+    event = EventFactory()
+    now = timezone.now()
+    for days_ago, mode, count in ((0, "agent", 3), (0, "mcp", 2), (2, "ui", 4), (40, "api", 9)):
+        for _ in range(count):
+            ActivityFactory(
+                action="search_events", mode=mode, outcome="OK", created_at=now - timedelta(days=days_ago)
+            )
+    for _ in range(2):
+        ActivityFactory(action="register_event", mode="agent", outcome="EVENT_FULL", event=event)
+    ActivityFactory(action="save_event", mode="ui", outcome="ALREADY_SAVED")  # a repeat, not a refusal
+    html = staff_client.get(URL).content.decode()
+    usage = html[html.index('id="usage-table"') : html.index("</table>", html.index('id="usage-table"'))]
+    today = timezone.localdate().isoformat()
+    [row] = [r for r in usage.split("<tr>") if today in r]
+    cells = [c.split("</td>")[0] for c in row.split("<td>")[1:]]
+    assert cells == [
+        "1",
+        "5",
+        "0",
+        "0",
+        "2",
+    ]  # ui (the saved repeat), agent (3 + 2 refusals), api, admin, mcp
+    assert "api" in usage and ">9<" not in usage  # 40 days ago is out of the window
+    refusals = html[html.index('id="refusals-table"') :]
+    assert "<code>register_event</code></td><td><code>EVENT_FULL</code></td><td>2</td>" in refusals
+    assert "ALREADY_SAVED" not in refusals
+
+
+def test_charts_are_svg_with_a_title_and_paths(staff_client):
+    ActivityFactory(action="search_events", mode="agent", outcome="OK")
+    import_report(report(revision(), {"SEL-01": "pass"}))
+    html = staff_client.get(URL).content.decode()
+    assert html.count('<svg class="chart"') == 3
+    assert '<path d="M' in html and "<title id=" in html
+    assert "<script" not in html.split('id="readiness"')[1]
+
+
+def test_import_command_counts_a_report_once(tmp_path):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from readiness.models import EvalRun
+
+    path = tmp_path / "run.json"
+    path.write_bytes(report("abc", {"SEL-01": "pass"}))
+    out = StringIO()
+    call_command("import_eval_report", str(path), stdout=out)
+    call_command("import_eval_report", str(path), stdout=out)
+    assert EvalRun.objects.count() == 1 and "already imported" in out.getvalue()
