@@ -47,6 +47,7 @@ messages: install
 run: messages
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py seed_demo
+	$(PY) manage.py seed_readiness_demo
 	@$(PY) manage.py db_worker & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	$(PY) manage.py runserver $(HOST):$(PORT)
