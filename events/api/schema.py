@@ -52,8 +52,8 @@ class ErrorEnvelope(serializers.Serializer):
 
 ERROR_DESCRIPTIONS = {
     400: "INVALID_INPUT (VALIDATION_ERROR with fields, UNKNOWN_PARAMETER, CURRENT_EVENT_MISMATCH)",
-    401: "AUTH_REQUIRED / SIGN_IN_REQUIRED",
-    403: "PERMISSION_DENIED (CSRF_FAILED)",
+    401: "AUTH_REQUIRED (SIGN_IN_REQUIRED, INVALID_TOKEN)",
+    403: "PERMISSION_DENIED (CSRF_FAILED, INSUFFICIENT_SCOPE)",
     404: "NOT_FOUND (EVENT_NOT_FOUND, REGISTRATION_NOT_FOUND)",
     409: (
         "CONFLICT (EVENT_FULL, REGISTRATION_CLOSED, EVENT_CANCELLED; for the waiting list also "
@@ -66,8 +66,10 @@ ERROR_DESCRIPTIONS = {
 
 
 def responses(success_serializer, *error_codes: int, success: tuple[int, ...] = (200,)) -> dict:
+    """The success body and the envelopes an operation answers with; every operation may also answer
+    401 (an unknown, expired or revoked access token) and 403 (a token without the scope) and 500."""
     documented = {code: success_serializer for code in success}
-    for code in (*error_codes, 500):
+    for code in sorted({*error_codes, 401, 403, 500}):
         documented[code] = OpenApiResponse(ErrorEnvelope, description=ERROR_DESCRIPTIONS[code])
     return documented
 
