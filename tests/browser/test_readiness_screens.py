@@ -17,7 +17,11 @@ def test_the_dashboard_draws_its_charts_without_console_errors(browser, server, 
     for mode in ("ui", "agent", "mcp"):
         ActivityFactory(action="search_events", mode=mode, outcome="OK")
     ActivityFactory(action="register_event", mode="agent", outcome="EVENT_FULL")
-    import_report(report(revision(), {"SEL-01": "pass", "WRITE-01": "fail"}), source=f"browser-{width}")
+    earlier = report(
+        "an-earlier-revision", {"SEL-01": "pass", "WRITE-01": "pass"}, started="2026-11-01T10:00:00Z"
+    )
+    import_report(earlier, source="browser")
+    import_report(report(revision(), {"SEL-01": "pass", "WRITE-01": "fail"}), source="browser")
 
     from django.test import Client
 
