@@ -19,7 +19,7 @@ from typing import Any
 
 from bench import figures as groups
 from bench import load
-from bench.figures import browser, contention, queries, scale, throughput, waitlist
+from bench.figures import browser, contention, dashboard, queries, scale, throughput, waitlist
 from bench.infra import DB_PREFIX, log
 from bench.session import Session, argument_parser, update_readme
 from bench.session import main as run_session
@@ -39,6 +39,8 @@ PROFILES: dict[str, dict[str, Any]] = {
         "browser_rounds": 15,  # the browser figures vary with frame timing: a steadier median
         "users": 500,
         "capacity": 50,
+        "dashboard_activity": 1_000_000,
+        "dashboard_requests": 20,
         "time_limit_s": 1800,
     },
     "quick": {
@@ -54,12 +56,14 @@ PROFILES: dict[str, dict[str, Any]] = {
         "browser_rounds": 2,
         "users": 100,
         "capacity": 10,
+        "dashboard_activity": 1_000_000,  # the figure is about this size: quick keeps it (~20 s to fill)
+        "dashboard_requests": 5,
         "time_limit_s": 900,
     },
 }
 
 
-def prepare(session: Session, profile: dict, *, scale: bool) -> dict[str, str]:
+def prepare(session: Session, profile: dict, *, scale: bool, dashboard: bool = False) -> dict[str, str]:
     """Migrate a template once, clone it per data set, fill each; collect static files once."""
     dbs = session.dbs
     template = f"{DB_PREFIX}_template"
@@ -69,6 +73,8 @@ def prepare(session: Session, profile: dict, *, scale: bool) -> dict[str, str]:
     if scale:
         urls["small"] = dbs.create(f"{DB_PREFIX}_small", template=template)
         urls["large"] = dbs.create(f"{DB_PREFIX}_large", template=template)
+    if dashboard:
+        urls["dashboard"] = dbs.create(f"{DB_PREFIX}_dashboard", template=template)
     dbs.drop(template)
     dbs.created.remove(template)
     fills = {
@@ -85,6 +91,15 @@ def prepare(session: Session, profile: dict, *, scale: bool) -> dict[str, str]:
         ],
         "small": ["--events", str(profile["scale_small"])],
         "large": ["--events", str(profile["scale_large"])],
+        # SQLite (fallback): a tenth of the activity rows, said in the figure's note.
+        "dashboard": [
+            "--events",
+            "0",
+            "--activity",
+            str(profile["dashboard_activity"] // (1 if dbs.vendor == "postgresql" else 10)),
+            "--eval-runs",
+            "12",
+        ],
     }
     for name, args in fills.items():
         if name in urls:
@@ -94,7 +109,7 @@ def prepare(session: Session, profile: dict, *, scale: bool) -> dict[str, str]:
 
 
 def measure(session: Session, profile: dict, only: set[str]) -> dict:
-    urls = prepare(session, profile, scale="scale" in only)
+    urls = prepare(session, profile, scale="scale" in only, dashboard="dashboard" in only)
     figures: dict[str, Any] = {}
     if "queries" in only:
         figures["queries"] = queries.measure(session, urls["main"])
@@ -119,6 +134,8 @@ def measure(session: Session, profile: dict, only: set[str]) -> dict:
     main.stop()
     if "waitlist" in only:
         figures["waitlist"] = waitlist.measure(session, urls["main"])
+    if "dashboard" in only:
+        figures["dashboard"] = dashboard.measure(session, urls["dashboard"], profile)
     return figures
 
 

@@ -4,6 +4,8 @@
     python -m bench.tasks queries
     python -m bench.tasks contention-check --event evt-bench-contention
     python -m bench.tasks waitlist-race
+    python -m bench.tasks populate --events 0 --activity 1000000 --eval-runs 12
+    python -m bench.tasks dashboard --requests 20
 
 The database is the one in DATABASE_URL (run.py points it at a bench database, never the project's).
 Each command prints one JSON object on its last line of output; run.py reads that line.
@@ -14,8 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import statistics
 import sys
-from datetime import timedelta
+import time
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
@@ -109,6 +114,12 @@ def populate(args: argparse.Namespace) -> dict[str, Any]:
         "events": Event.objects.count(),
         "matching_search": Event.objects.published().upcoming().filter(**SEARCH).count(),
     }
+    if args.activity:
+        started = time.monotonic()
+        result["activity"] = activity_rows(args.activity)
+        result["activity_s"] = round(time.monotonic() - started, 1)
+    if args.eval_runs:
+        result["eval_runs"] = eval_runs(args.eval_runs)
     if args.contention_file:
         result["contention"] = contention_setup(args)
     call_command("migrate", check=True, verbosity=0)  # self-check: the schema is the project's
@@ -333,11 +344,230 @@ def waitlist_race(args: argparse.Namespace) -> dict[str, Any]:
     return race.run(capacity=50, waiting=100, cancellations=30, outsiders=20)
 
 
+# ---- the agent-readiness dashboard -------------------------------------------------------------
+
+DASHBOARD_URL = "/admin/agent-readiness/"
+DASHBOARD_TOKEN = "bench-dashboard"  # the visitor token of every Activity row made here
+DASHBOARD_DAYS = 60
+#: Share of the calls per mode, in percent (they add up to 100).
+MODE_SHARES = (("ui", 50), ("agent", 25), ("api", 12), ("mcp", 10), ("admin", 3))
+ACTIONS = (
+    "search_events",
+    "get_event_details",
+    "save_event",
+    "register_event",
+    "join_waitlist",
+    "list_saved",
+)
+REFUSALS = (
+    ("register_event", "EVENT_FULL"),
+    ("register_event", "SIGN_IN_REQUIRED"),
+    ("join_waitlist", "SEATS_AVAILABLE"),
+    ("search_events", "VALIDATION_ERROR"),
+    ("save_event", "INSUFFICIENT_SCOPE"),
+    ("register_event", "REGISTRATION_CLOSED"),
+)
+REFUSED_PERCENT = 8
+
+
+def _case(expression: str, values: list[tuple[str, str]]) -> str:
+    """`CASE <expression> WHEN … THEN '…' END` over our own constants (no input reaches it)."""
+    whens = " ".join(f"WHEN {when} THEN '{then}'" for when, then in values)
+    return f"CASE {expression} {whens} END"
+
+
+def activity_rows(count: int) -> int:
+    """`count` Activity rows spread evenly over the last DASHBOARD_DAYS days, in one INSERT … SELECT.
+
+    Row i's mode, action and outcome come from multiplicative hashes of i (deterministic, well mixed):
+    modes in MODE_SHARES proportions, REFUSED_PERCENT % refused with one of REFUSALS, the rest `OK`.
+    PostgreSQL generates the rows with generate_series; SQLite with a recursive CTE.
+    """
+    table = Activity._meta.db_table
+    step = DASHBOARD_DAYS * 86400 / count  # seconds between rows, newest first
+    bounds, total = [], 0
+    for mode, share in MODE_SHARES:
+        total += share
+        bounds.append((f"{total}", mode))
+    mode = "CASE " + " ".join(f"WHEN r < {bound} THEN '{m}'" for bound, m in bounds) + " END"
+    refused = f"(i * 104729) %% 100 < {REFUSED_PERCENT}"
+    pick = f"(i * 13) %% {len(REFUSALS)}"
+    action = (
+        f"CASE WHEN {refused} THEN "
+        + _case(pick, [(str(n), tool) for n, (tool, _) in enumerate(REFUSALS)])
+        + " ELSE "
+        + _case(f"(i * 31) %% {len(ACTIONS)}", [(str(n), name) for n, name in enumerate(ACTIONS)])
+        + " END"
+    )
+    outcome = (
+        f"CASE WHEN {refused} THEN "
+        + _case(pick, [(str(n), reason) for n, (_, reason) in enumerate(REFUSALS)])
+        + " ELSE 'OK' END"
+    )
+    now = timezone.now()
+    columns = "action, mode, outcome, visitor_token, created_at"
+    # `%` is the modulo operator here: doubled, as the driver's placeholders are `%s`.
+    select = f"SELECT {action}, {mode}, {outcome}, '{DASHBOARD_TOKEN}', {{created}} FROM {{rows}}"
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            created = "%s - (i * %s) * interval '1 second'"
+            rows = (
+                f"(SELECT i, (i * 7919) %% 100 AS r FROM generate_series(0::bigint, {count - 1}) AS i) AS s"
+            )
+            cursor.execute(
+                f"INSERT INTO {table} ({columns}) " + select.format(created=created, rows=rows), [now, step]
+            )
+        else:
+            created = "datetime(%s, '-' || CAST(i * %s AS INTEGER) || ' seconds')"
+            rows = (
+                f"(WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {count - 1}) "
+                "SELECT i, (i * 7919) %% 100 AS r FROM n)"
+            )
+            cursor.execute(
+                f"INSERT INTO {table} ({columns}) " + select.format(created=created, rows=rows),
+                [now.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S"), step],
+            )
+    return Activity.objects.filter(visitor_token=DASHBOARD_TOKEN).count()
+
+
+def eval_runs(count: int) -> dict[str, int]:
+    """`count` eval runs through the import the dashboard reads (readiness.reports): the bank's 41 case
+    names, the two paths, over count // 2 revisions — this server's among them, and two earlier ones
+    with a few failures (regressions to list)."""
+    from config.health import revision
+    from readiness.reports import import_report
+
+    categories = {"SEL": 4, "ARG": 12, "ORD": 3, "NAV": 2, "RECOVERY": 2, "WRITE": 10, "AUTH": 2, "NO": 6}
+    names = [(f"{category}-{n:02d}", category) for category, k in categories.items() for n in range(1, k + 1)]
+    here = revision()
+    revisions = [here, *(f"bench-rev-{n}" for n in range(1, max(1, count // 2)))]
+    base = datetime.now(UTC) - timedelta(days=1)
+    made = 0
+    for age, rev in enumerate(revisions):
+        for via in ("webmcp", "mcp"):
+            if made == count:
+                break
+            failing = {names[(age * 7 + k) % len(names)][0] for k in range(age % 3)}
+            stamp = (base - timedelta(hours=6 * age)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            health = {"revision": rev, "toolCatalogueFingerprint": "sha256:bench"}
+            report = {
+                "kind": "agentready-evals-report",
+                "formatVersion": 1,
+                "mode": "smoke",
+                "via": via,
+                "startedAt": stamp,
+                "finishedAt": stamp,
+                "health": {"start": health, "end": health},
+                "totals": {},
+                "cases": [
+                    {
+                        "name": name,
+                        "category": category,
+                        "case": {"meta": {"route": "/events/"}},
+                        "outcome": "fail" if name in failing else "pass",
+                        "reasons": ["bench: made-up failure"] if name in failing else [],
+                    }
+                    for name, category in names
+                ],
+            }
+            import_report(json.dumps(report).encode(), source="bench")
+            made += 1
+    from readiness.models import EvalResult, EvalRun
+
+    return {
+        "runs": EvalRun.objects.count(),
+        "results": EvalResult.objects.count(),
+        "revisions": len(revisions),
+    }
+
+
+EXECUTION_TIME = re.compile(r"Execution Time: ([0-9.]+) ms")
+
+
+def explain(sql: str) -> dict[str, Any]:
+    """The plan of one of the page's statements: EXPLAIN (ANALYZE, BUFFERS) on PostgreSQL, EXPLAIN QUERY
+    PLAN on SQLite (no timing there)."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql)
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+            found = EXECUTION_TIME.search(plan)
+            return {"plan": plan, "execution_ms": float(found.group(1)) if found else None}
+        cursor.execute("EXPLAIN QUERY PLAN " + sql)
+        return {"plan": "\n".join(str(row[-1]) for row in cursor.fetchall()), "execution_ms": None}
+
+
+def dashboard(args: argparse.Namespace) -> dict[str, Any]:
+    """The agent-readiness page for a signed-in staff member, in-process (Django's test Client, the
+    whole middleware stack): its SQL statements once, then `--requests` timed requests; the plans of
+    its Activity statements; and a self-check that the page's usage numbers add up to the rows."""
+    from readiness import figures as readiness_figures
+    from readiness.models import EvalRun
+
+    staff = User.objects.create_user("bench-staff", "bench-staff@example.com", None)
+    staff.is_staff = staff.is_superuser = True
+    staff.save()
+    client = Client(headers={"Accept-Language": "en"})
+    client.force_login(staff)
+    for _ in range(2):  # warm: templates compiled, the connection open, the registry loaded
+        response = client.get(DASHBOARD_URL)
+        if response.status_code != 200:
+            raise AssertionError(f"GET {DASHBOARD_URL} answered {response.status_code}")
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(DASHBOARD_URL)
+    html = response.content.decode()
+    statements, control = split(captured)
+    page_queries = list(captured.captured_queries)  # the next request's request_started empties the log
+    per_query = [
+        {"sql": query["sql"][:160], "ms": round(float(query["time"]) * 1000, 1)}
+        for query in page_queries
+        if not query["sql"].startswith(TRANSACTION_CONTROL)
+    ]
+    timings = []
+    for _ in range(args.requests):
+        started = time.perf_counter()
+        client.get(DASHBOARD_URL)
+        timings.append((time.perf_counter() - started) * 1000)
+    table = Activity._meta.db_table
+    plans = [
+        {"sql": query["sql"], **explain(query["sql"])}
+        for query in page_queries
+        if f'"{table}"' in query["sql"]
+    ]
+    usage = readiness_figures.usage()
+    since = timezone.make_aware(
+        datetime.combine(usage.days[0], datetime.min.time()), timezone.get_current_timezone()
+    )
+    shown = sum(sum(counts) for counts in usage.by_mode.values())
+    return {
+        "vendor": connection.vendor,
+        "activity": Activity.objects.count(),
+        "activity_shown": shown,
+        "activity_in_window": Activity.objects.filter(created_at__gte=since).count(),
+        "eval_runs": EvalRun.objects.count(),
+        "status": response.status_code,
+        "sections": all(
+            f'id="{ident}"' in html for ident in ("tools-heading", "evals-heading", "usage-heading")
+        ),
+        "refusal_rows": len(usage.refusals),
+        "queries": statements,
+        "transaction_control": control,
+        "per_query": per_query,
+        "requests": args.requests,
+        "median_ms": round(statistics.median(timings), 1),
+        "p90_ms": round(sorted(timings)[max(0, int(len(timings) * 0.9) - 1)], 1),
+        "min_ms": round(min(timings), 1),
+        "bytes": len(response.content),
+        "plans": plans,
+    }
+
+
 COMMANDS = {
     "populate": populate,
     "queries": queries,
     "contention-check": contention_check,
     "waitlist-race": waitlist_race,
+    "dashboard": dashboard,
 }
 
 
@@ -352,8 +582,12 @@ def main(argv: list[str]) -> None:
     )
     fill.add_argument("--users", type=int, default=500)
     fill.add_argument("--capacity", type=int, default=50)
+    fill.add_argument("--activity", type=int, default=0, help="Activity rows over the last 60 days")
+    fill.add_argument("--eval-runs", type=int, default=0, help="eval runs (smoke, both paths)")
     commands.add_parser("queries")
     commands.add_parser("waitlist-race")
+    page = commands.add_parser("dashboard")
+    page.add_argument("--requests", type=int, default=20)
     check = commands.add_parser("contention-check")
     check.add_argument("--event", default=CONTENTION_EVENT)
     args = parser.parse_args(argv)

@@ -1,12 +1,15 @@
 """`python -m evals smoke|model|grade|list` — see evals/README.md.
 
 Exit codes: 0 every case passed; 1 a case failed or errored; 2 the run could not start (bank, server,
-browser or model configuration); 3 nothing failed but some results must be rerun (/health changed).
+browser or model configuration); 3 nothing failed but some results must be rerun (/health changed);
+4 all passed, but `--record` could not store the run in the project's database.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -53,6 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
             help="webmcp: each case's page in Chromium (default); mcp: the site's /mcp with the MCP SDK "
             "client, no browser (blockApi cases are not applicable there)",
         )
+        command.add_argument(
+            "--record",
+            action="store_true",
+            help="also store the run in the project's database (manage.py import_eval_report, with this "
+            "shell's DATABASE_URL and settings) for /admin/agent-readiness/",
+        )
 
     smoke = sub.add_parser("smoke", help="no model: execute each case's expected calls on the live page")
     common(smoke)
@@ -75,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # The caller's environment, taken before anything runs: `--record` stores the run in the database
+    # it names (DATABASE_URL, DJANGO_SETTINGS_MODULE), not in the runner's temporary site.
+    caller_env = dict(os.environ)
     args = build_parser().parse_args(argv)
     try:
         if args.command == "list":
@@ -122,6 +134,13 @@ def main(argv: list[str] | None = None) -> int:
     counts = report["totals"]
     print(f"\n{counts['total']} case(s) via {report.get('via') or 'webmcp'}: {reports.summary(counts)}")
     print("report: " + "  ".join(str(path) for path in paths.values()))
+    if getattr(args, "record", False):
+        try:
+            imported = reports.record(paths["json"], caller_env)
+        except (reports.RecordError, OSError, subprocess.TimeoutExpired) as error:
+            print(f"evals: --record: {error}", file=sys.stderr)
+            return reports.exit_code(report) or 4
+        print(f"recorded: {imported}")
     return reports.exit_code(report)
 
 

@@ -2,6 +2,7 @@
 
 Files are `evals/reports/<UTC timestamp>-<mode>.{json,txt,html}` (`<mode>-mcp` for a run via MCP); an
 existing name is never reused, so earlier results (failures included) stay on disk next to later ones.
+`record()` stores a written report in the project's database (`--record`), for the readiness dashboard.
 """
 
 from __future__ import annotations
@@ -9,7 +10,12 @@ from __future__ import annotations
 import datetime as dt
 import html
 import json
+import subprocess
+import sys
+from collections.abc import Mapping
 from pathlib import Path
+
+from harness.revision import PROJECT_DIR
 
 REPORTS_DIR = Path(__file__).resolve().parent / "reports"
 OUTCOMES = ("pass", "fail", "error", "rerun_required", "not_applicable")
@@ -73,6 +79,29 @@ def write(report: dict, directory: Path | None = None) -> dict[str, Path]:
     paths["txt"].write_text(text_report(report), encoding="utf-8")
     paths["html"].write_text(html_report(report), encoding="utf-8")
     return paths
+
+
+class RecordError(RuntimeError):
+    """`manage.py import_eval_report` did not store the report; the message has its output."""
+
+
+def record(json_path: Path, env: Mapping[str, str], *, python: str | None = None) -> str:
+    """Store the report at `json_path` in the project's database: `manage.py import_eval_report` in a
+    subprocess with `env`, the CALLER's environment (its DATABASE_URL and settings) — never the
+    environment of the temporary server the runner starts. Returns what the command printed."""
+    done = subprocess.run(
+        [python or sys.executable, "manage.py", "import_eval_report", str(Path(json_path).resolve())],
+        cwd=PROJECT_DIR,
+        env=dict(env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if done.returncode != 0:
+        output = "\n".join(part.strip() for part in (done.stdout, done.stderr) if part.strip())
+        raise RecordError(f"manage.py import_eval_report failed ({done.returncode}):\n{output[-3000:]}")
+    return done.stdout.strip()
 
 
 def _calls_summary(case: dict) -> str:

@@ -396,7 +396,14 @@ class Activity(models.Model):
         verbose_name_plural = _("activities")
         constraints = [models.CheckConstraint(condition=Q(mode__in=Mode.values), name="activity_mode_valid")]
         # The agent-readiness dashboard counts the last 30 days by day and mode (readiness/figures.py).
-        indexes = [models.Index(fields=["created_at", "mode"], name="activity_created_mode")]
+        indexes = [
+            models.Index(fields=["created_at", "mode"], name="activity_created_mode"),
+            models.Index(
+                fields=["created_at", "action", "outcome"],
+                condition=~Q(outcome="OK"),
+                name="activity_refusals",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.action} [{self.mode}] {self.outcome}"

@@ -141,9 +141,10 @@ def usage(*, today: date | None = None) -> Usage:
         if row["day"] in index and row["mode"] in by_mode:
             by_mode[row["mode"]][index[row["day"]]] += row["n"]
     refused = (
-        recent.filter(outcome__in=refusal_reasons())
+        recent.exclude(outcome="OK")  # the partial index `activity_refusals` holds only these rows
+        .filter(outcome__in=refusal_reasons())
         .values("action", "outcome")
-        .annotate(n=Count("id"))
+        .annotate(n=Count("*"))
         .order_by("-n", "action", "outcome")[:12]
     )
     return Usage(

@@ -17,6 +17,7 @@ import subprocess
 import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
@@ -50,10 +51,18 @@ def chrome_flags() -> str:
     return " ".join(flags)
 
 
-def run_lighthouse(url: str, output: Path, attempts: int = 2) -> dict:
+def run_lighthouse(
+    url: str,
+    output: Path,
+    attempts: int = 2,
+    *,
+    categories: tuple[str, ...] = ("accessibility", AGENTIC),
+    headers: dict[str, str] | None = None,
+) -> dict:
     """Lighthouse's JSON report of `url`. A run in which an audit itself errored (Lighthouse says "run
     Lighthouse again", e.g. NO_NAVSTART when the trace lost its navigation on a busy machine) is
-    repeated once; what the pages do wrong is never retried away."""
+    repeated once; what the pages do wrong is never retried away. `headers` go with every request
+    (`--extra-headers`, e.g. the Cookie of a signed-in session)."""
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed (make test installs it with apt-get)")
     node = node_executable()
@@ -65,12 +74,14 @@ def run_lighthouse(url: str, output: Path, attempts: int = 2) -> dict:
         str(node),
         str(LIGHTHOUSE_CLI),
         url,
-        f"--only-categories=accessibility,{AGENTIC}",
+        f"--only-categories={','.join(categories)}",
         "--output=json",
         f"--output-path={output}",
         "--quiet",
         f"--chrome-flags={chrome_flags()}",
     ]
+    if headers:
+        command.append(f"--extra-headers={json.dumps(headers)}")
     env = {
         **os.environ,
         "CHROME_PATH": str(CHROMIUM),
@@ -181,3 +192,47 @@ def test_lighthouse_scores_the_page_fully(server, path, tmp_path):
     accessibility = report["categories"]["accessibility"]["score"]
     assert accessibility >= MIN_ACCESSIBILITY, (shortfalls(report, "accessibility"), f"report: {report_path}")
     print(f"\n{path}: accessibility {accessibility}, {AGENTIC} {agentic}, tools {sorted(expected_tools)}")
+
+
+def test_lighthouse_accessibility_of_the_readiness_dashboard(server, orm, tmp_path):
+    """The staff-only `/admin/agent-readiness/`, every section filled (usage, refusals, this revision's
+    pass rates, a regression), as a signed-in organiser sees it: Lighthouse gets the session cookie
+    with every request. The page has no WebMCP (an admin page), so accessibility alone is judged.
+
+    No django_db marker: its transaction would hide the organiser and the session from the live
+    server's own connection; `orm` writes them for real (the package's server flushes at the end)."""
+    from django.test import Client
+
+    from config.health import revision
+    from readiness.reports import import_report
+    from tests.factories import ActivityFactory, UserFactory
+    from tests.readiness.test_dashboard import report
+
+    organiser = UserFactory(username="organiser-lighthouse", is_staff=True, is_superuser=True)
+    for mode in ("ui", "agent", "api", "mcp"):
+        ActivityFactory(action="search_events", mode=mode, outcome="OK")
+    ActivityFactory(action="register_event", mode="agent", outcome="EVENT_FULL")
+    import_report(
+        report("lighthouse-previous", {"SEL-01": "pass", "WRITE-01": "pass"}, started="2026-11-29T10:00:00Z"),
+        source="lighthouse",
+    )
+    import_report(report(revision(), {"SEL-01": "pass", "WRITE-01": "fail"}), source="lighthouse")
+    client = Client()
+    client.force_login(organiser)
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+
+    report_path = tmp_path / "report.json"
+    found = run_lighthouse(
+        f"{server}/admin/agent-readiness/",
+        report_path,
+        categories=("accessibility",),
+        headers={"Cookie": cookie, "Accept-Language": "en"},
+    )
+    final_url = found.get("finalDisplayedUrl") or found.get("finalUrl") or ""
+    assert urlsplit(final_url).path == "/admin/agent-readiness/" and not urlsplit(final_url).query, (
+        f"not signed in: Lighthouse ended on {final_url}"
+    )
+    assert found["audits"]["color-contrast"]["scoreDisplayMode"] == "binary"  # the page was audited
+    accessibility = found["categories"]["accessibility"]["score"]
+    assert accessibility >= MIN_ACCESSIBILITY, (shortfalls(found, "accessibility"), f"report: {report_path}")
+    print(f"\n/admin/agent-readiness/: accessibility {accessibility}")
