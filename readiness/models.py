@@ -13,7 +13,7 @@ class EvalRun(models.Model):
 
     digest = models.CharField(max_length=64, unique=True, editable=False)  # of the report: imported once
     source = models.CharField(_("report"), max_length=300, blank=True)
-    mode = models.CharField(_("mode"), max_length=20)  # smoke | model
+    mode = models.CharField(_("eval mode"), max_length=20)  # smoke | model
     via = models.CharField(_("path"), max_length=10, default="webmcp")  # webmcp | mcp
     model = models.CharField(
         _("model"), max_length=100, blank=True
