@@ -16,10 +16,12 @@ FIND_PYTHON = for c in python3.14 python3.13 python3.12 python3 \
 	  "$$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && { echo "$$p"; break; }; \
 	done
 BASE_PYTHON := $(shell $(FIND_PYTHON))
-UV := $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
+# A uv on PATH only if it really runs (a pyenv shim for a uv of another Python is found by `command -v`
+# and then fails with 127); otherwise the project's own, installed into .tools.
+UV := $(shell p=$$(command -v uv 2>/dev/null) && "$$p" --version >/dev/null 2>&1 && echo "$$p" || echo .tools/bin/uv)
 UV_PYTHON_FLAG := $(if $(BASE_PYTHON),--python "$(BASE_PYTHON)",--python 3.12)
 
-.PHONY: help install run test test-fast lint format chromium messages evals bench clean
+.PHONY: help install run test test-fast lint format chromium messages evals bench clean which-uv
 
 help:
 	@echo "make run    install everything, migrate, load demo data, serve on http://$(HOST):$(PORT)/ with a task worker"
@@ -36,6 +38,10 @@ $(STAMP): pyproject.toml uv.lock | $(UV)
 	@touch $(STAMP)
 
 install: $(STAMP)
+
+# The uv the targets use (tests/deploy/test_makefile.py checks it is never a broken one).
+which-uv:
+	@echo $(UV)
 
 # Message catalogues are compiled from the committed .po files, never by hand.
 messages: install

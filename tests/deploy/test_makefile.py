@@ -1,0 +1,43 @@
+"""The two commands on a messy machine: a `uv` on PATH that cannot run (a pyenv shim for a uv installed
+in another Python: found by `command -v`, failing with 127) is passed over for the project's own."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from django.conf import settings
+
+
+def make(*args: str, path_first: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PATH": f"{path_first}:{os.environ['PATH']}"}
+    env.pop("MAKEFLAGS", None)
+    env.pop("MAKELEVEL", None)
+    return subprocess.run(
+        ["make", "-s", *args], cwd=settings.BASE_DIR, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def fake_uv(directory: Path, script: str) -> Path:
+    directory.mkdir()
+    uv = directory / "uv"
+    uv.write_text("#!/bin/sh\n" + script)
+    uv.chmod(0o755)
+    return uv
+
+
+def test_a_broken_uv_on_path_is_passed_over(tmp_path: Path):
+    broken = fake_uv(tmp_path / "shims", 'echo "pyenv: uv: command not found" >&2\nexit 127\n')
+    chosen = make("which-uv", path_first=broken.parent)
+    assert chosen.returncode == 0 and chosen.stdout.strip() == ".tools/bin/uv"
+    # What `make install` would run if the lockfile had changed: the project's uv, never the shim.
+    planned = make("-n", "install", "-W", "uv.lock", path_first=broken.parent)
+    assert planned.returncode == 0, planned.stderr
+    assert ".tools/bin/uv sync --frozen" in planned.stdout and str(broken) not in planned.stdout
+
+
+def test_a_working_uv_on_path_is_used(tmp_path: Path):
+    working = fake_uv(tmp_path / "bin", 'echo "uv 0.9.0"\n')
+    chosen = make("which-uv", path_first=working.parent)
+    assert chosen.stdout.strip() == str(working)
