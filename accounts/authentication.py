@@ -7,9 +7,10 @@ to session authentication, which still checks CSRF on every write.
 from __future__ import annotations
 
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
-from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.exceptions import AuthenticationFailed, Throttled
 from rest_framework.request import Request
 
+from .lockout import note_token_failure, token_pause
 from .tokens import authenticate_token
 
 REALM = "AgentReady Events"
@@ -27,8 +28,12 @@ class BearerTokenAuthentication(BaseAuthentication):
         raw = bearer(get_authorization_header(request))
         if raw is None:
             return None
+        wait = token_pause(request._request)
+        if wait is not None:  # too many bad tokens from this client: no more guessing for a while
+            raise Throttled(wait)
         token = authenticate_token(raw)
         if token is None:
+            note_token_failure(request._request)
             raise AuthenticationFailed("invalid_token")
         return (token.user, token)
 

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import REDIRECT_FIELD_NAME, login
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import PasswordResetView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -15,6 +16,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
 from .forms import AccessTokenForm, SignUpForm
+from .lockout import note_reset, reset_pause
 from .tokens import TokenRefused, create_access_token, revoke_access_token
 
 
@@ -63,3 +65,19 @@ def revoke_token(request: HttpRequest, token_id: int) -> HttpResponse:
     if revoke_access_token(user=request.user, token_id=token_id):
         messages.success(request, _("The token is revoked: it no longer works anywhere."))
     return redirect("me")
+
+
+def password_reset(request: HttpRequest) -> HttpResponse:
+    """Django's password reset, limited like sign-in (accounts.lockout): the same answer whether or not
+    an account has the address, and a pause page once a client or an address asked too often."""
+    if request.method == "POST":
+        email = request.POST.get("email", "")
+        wait = reset_pause(request, email)
+        if wait is not None:
+            response = render(
+                request, "registration/password_reset_paused.html", {"pause_minutes": wait // 60}, status=429
+            )
+            response["Retry-After"] = str(wait)
+            return response
+        note_reset(request, email)
+    return PasswordResetView.as_view()(request)

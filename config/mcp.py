@@ -15,11 +15,12 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.authentication import bearer
+from accounts.lockout import note_token_failure, token_pause
 from accounts.tokens import authenticate_token
 from events import mcp as events_mcp
 from events import selectors
 from events.api.envelope import error_envelope, error_headers
-from events.errors import InvalidToken
+from events.errors import InvalidToken, RateLimited
 from events.visitors import Visitor
 from webmcp.mcp import McpAnswer, McpCall, mcp_view
 
@@ -59,8 +60,13 @@ def _authenticate(request: HttpRequest) -> HttpResponse | None:
     raw = bearer(request.headers.get("Authorization", ""))
     if raw is None:
         return None
+    wait = token_pause(request)
+    if wait is not None:  # too many bad tokens from this client (accounts.lockout)
+        limited = RateLimited(extra={"retryAfter": wait})
+        return JsonResponse(error_envelope(limited), status=429, headers=error_headers(limited))
     token = authenticate_token(raw)
     if token is None:
+        note_token_failure(request)
         error = InvalidToken()
         return JsonResponse(error_envelope(error), status=401, headers=error_headers(error))
     request.access_token = token  # type: ignore[attr-defined]

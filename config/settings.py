@@ -5,6 +5,7 @@ configuration; production sets DEBUG=0, SECRET_KEY, ALLOWED_HOSTS and DATABASE_U
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -57,6 +58,7 @@ INSTALLED_APPS = [
     "events",
     "accounts",
     "readiness",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -72,7 +74,25 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "config.middleware.DatabaseUnavailableMiddleware",
+    "axes.middleware.AxesMiddleware",  # answers a paused sign-in with its page (last, as axes asks)
 ]
+
+# Sign-in cannot be brute-forced (django-axes, attempts kept in the database so every app server
+# counts the same): after AXES_FAILURE_LIMIT failed sign-ins for one account, or from one client
+# address, sign-in is paused for SIGN_IN_PAUSE_MINUTES; a success resets the count. The admin lists
+# the attempts (Axes › Access attempts); deleting one lifts its pause.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("SIGN_IN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("SIGN_IN_PAUSE_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.sign_in_paused"
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]  # behind a proxy: set the proxy's header first
+AXES_VERBOSE = False
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"

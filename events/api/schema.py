@@ -59,7 +59,7 @@ ERROR_DESCRIPTIONS = {
         "CONFLICT (EVENT_FULL, REGISTRATION_CLOSED, EVENT_CANCELLED; for the waiting list also "
         "ALREADY_REGISTERED, SEATS_AVAILABLE, WAITLIST_CLOSED)"
     ),
-    429: "TEMPORARY_FAILURE / RATE_LIMITED with retryAfter",
+    429: "TEMPORARY_FAILURE / RATE_LIMITED with retryAfter (writes, or too many bad access tokens)",
     500: "INTERNAL_ERROR",
     503: "TEMPORARY_FAILURE / EVENT_SERVICE_UNAVAILABLE (retryable)",
 }
@@ -67,9 +67,10 @@ ERROR_DESCRIPTIONS = {
 
 def responses(success_serializer, *error_codes: int, success: tuple[int, ...] = (200,)) -> dict:
     """The success body and the envelopes an operation answers with; every operation may also answer
-    401 (an unknown, expired or revoked access token) and 403 (a token without the scope) and 500."""
+    401 (an unknown, expired or revoked access token), 403 (a token without the scope), 429 (too many
+    bad tokens from one client) and 500."""
     documented = {code: success_serializer for code in success}
-    for code in sorted({*error_codes, 401, 403, 500}):
+    for code in sorted({*error_codes, 401, 403, 429, 500}):
         documented[code] = OpenApiResponse(ErrorEnvelope, description=ERROR_DESCRIPTIONS[code])
     return documented
 
