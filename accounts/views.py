@@ -7,7 +7,7 @@ from django.contrib import messages
 from django.contrib.auth import REDIRECT_FIELD_NAME, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import PasswordResetView
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -67,7 +67,7 @@ def revoke_token(request: HttpRequest, token_id: int) -> HttpResponse:
     return redirect("me")
 
 
-def password_reset(request: HttpRequest) -> HttpResponse:
+def password_reset(request: HttpRequest) -> HttpResponseBase:
     """Django's password reset, limited like sign-in (accounts.lockout): the same answer whether or not
     an account has the address, and a pause page once a client or an address asked too often."""
     if request.method == "POST":
