@@ -118,6 +118,9 @@ DATABASES = {
         env="DATABASE_URL",
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")),
+        # A kept connection is checked before a request reuses it: after a database restart the first
+        # request on each worker is served, not answered 503 (`make faults`, bench/README.md).
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

@@ -1,0 +1,811 @@
+"""`make faults`: PostgreSQL goes away under mixed traffic, and nothing that was acknowledged is lost.
+
+    .venv/bin/python -m bench.faults                       # the README's figures
+    .venv/bin/python -m bench.faults --no-record           # the same, no result file (what the test runs)
+    .venv/bin/python -m bench.faults --faults outage       # one fault only
+
+A fault-injection run, not a benchmark. It makes a throw-away PostgreSQL cluster of its own (`initdb`
+and `pg_ctl` of the newest /usr/lib/postgresql/*/bin, or FAULTS_PG_BIN; as the `postgres` OS user
+when run as root) in a temporary directory, on a free port of 127.0.0.1 with its socket in that
+directory and trust authentication. It never touches another PostgreSQL. The database is migrated and
+filled by `bench.tasks populate` (events, and signed-in users with sessions made in setup), then the
+bench's gunicorn (bench/infra.py: 2 sync workers, DEBUG=0, DB_CONN_MAX_AGE=60) serves it.
+
+Client threads send a closed-loop mix: saves (`PUT /api/me/saved/<id>`) and registrations
+(`POST /api/events/<id>/registration`) by signed-in users (session cookie, CSRF cookie and header), and
+API searches. Every write is a (user, event) pair never sent before, on an event without a seat limit,
+so each acknowledged write must leave exactly one row. Each request has a timeout (10 s). During the
+traffic the cluster is hit by these faults, in order (`--faults`):
+
+- `outage`: `pg_ctl stop -m fast`, the database stays down `--outage` seconds, `pg_ctl start`;
+- `restart`: `pg_ctl restart -m fast` while the traffic goes on;
+- `idle-restart`: the clients pause until no request is in flight, `pg_ctl restart -m fast`, the
+  clients go on. The workers' persistent connections died while idle: the first request on each
+  shows what a dead pooled connection does after the database is back.
+
+Afterwards, with the database up, it checks and exits non-zero on any violation:
+
+- every save and registration answered 2xx is in the database (saved row, confirmed registration);
+- no answer was a 5xx other than the 503 envelope (`TEMPORARY_FAILURE` / `EVENT_SERVICE_UNAVAILABLE`),
+  and no other status came back but 2xx, 429 `RATE_LIMITED` and 409 (`EVENT_FULL`, …);
+- no request went unanswered or took longer than the timeout;
+- a 503 only while the database was down or within `--recovery-limit` seconds (5) after it came
+  back, and the first 2xx within that limit too, without restarting gunicorn;
+- gunicorn's workers are the ones it started with (same PIDs, none booted since, no worker timeout),
+  and the server logged no "Internal Server Error";
+- and that the run meant something: 2xx before the first fault and after each, 503s during each fault
+  that had traffic.
+
+It prints a table per fault and writes `bench/results/faults-<UTC timestamp>.json` (not with
+`--no-record`). The cluster, the server and the temporary directories are removed whatever happens
+(kept, with the logs, after a failed run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import platform
+import pwd
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench import memory
+from bench.infra import DB_PREFIX, PYTHON, ROOT, WORKERS, BenchError, Server, last_json_line, log, run
+from bench.load import CSRF
+from bench.session import CONN_MAX_AGE, RESULTS, THROTTLE, base_env
+from bench.tables import markdown
+from harness import HarnessError
+from harness.revision import checkout_revision
+from harness.server import free_port
+
+DB_NAME = f"{DB_PREFIX}_faults"
+FAULTS = ("outage", "restart", "idle-restart")
+TEMPORARY = {"ok": False, "code": "TEMPORARY_FAILURE", "reason": "EVENT_SERVICE_UNAVAILABLE"}
+# Refusals a write may get in this mix without anything being wrong (documented in the API's schema).
+EXPECTED_4XX = {429: {"RATE_LIMITED"}, 409: {"EVENT_FULL", "ALREADY_REGISTERED", "REGISTRATION_CLOSED"}}
+# Markers of trouble in gunicorn's log (Django's request logger writes the 500s it answers).
+LOG_MARKERS = ("Internal Server Error", "WORKER TIMEOUT", "Worker exiting", "Booting worker")
+
+
+class Stop(Exception):
+    """The time limit passed, or the run was asked to stop: clean up and leave."""
+
+
+# ---- the throw-away cluster --------------------------------------------------------------------
+
+
+def postgres_bin() -> Path | None:
+    """The directory of initdb/pg_ctl: FAULTS_PG_BIN, else the newest /usr/lib/postgresql/*/bin."""
+    if os.environ.get("FAULTS_PG_BIN"):
+        path = Path(os.environ["FAULTS_PG_BIN"])
+        return path if (path / "pg_ctl").exists() else None
+    found = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"),
+        key=lambda p: [int(part) if part.isdigit() else 0 for part in p.parent.parent.name.split(".")],
+    )
+    return found[-1].parent if found else None
+
+
+def unavailable() -> str:
+    """Why this machine cannot run the faults (empty when it can)."""
+    if postgres_bin() is None:
+        return "no PostgreSQL server binaries (/usr/lib/postgresql/*/bin/pg_ctl; set FAULTS_PG_BIN)"
+    if os.geteuid() == 0:
+        if shutil.which("runuser") is None:
+            return "running as root and `runuser` is not available (initdb and postgres refuse root)"
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            return "running as root and there is no `postgres` OS user to run initdb and postgres as"
+    return ""
+
+
+class Cluster:
+    """A PostgreSQL cluster in a temporary directory of its own: data, socket and log all inside it."""
+
+    def __init__(self, bindir: Path) -> None:
+        self.bindir = bindir
+        self.root = Path(tempfile.mkdtemp(prefix="agentready-faults-pg-"))
+        self.as_postgres = os.geteuid() == 0
+        if self.as_postgres:  # initdb and postgres refuse to run as root
+            owner = pwd.getpwnam("postgres")
+            os.chown(self.root, owner.pw_uid, owner.pw_gid)
+        self.data = self.root / "data"
+        self.log_path = self.root / "postgres.log"
+        self.port = free_port()
+        self.initialized = False
+        self.version = ""
+
+    def _run(self, *args: str, timeout: float = 90) -> str:
+        command = [str(self.bindir / args[0]), *args[1:]]
+        if self.as_postgres:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        try:
+            done = subprocess.run(
+                command, cwd=self.root, capture_output=True, text=True, timeout=timeout, check=False
+            )
+        except subprocess.TimeoutExpired as error:
+            raise BenchError(f"{' '.join(args[:2])}: no answer within {timeout:.0f} s") from error
+        if done.returncode != 0:
+            output = f"{done.stdout[-1500:]}\n{done.stderr[-1500:]}\n{self.log_tail()}"
+            raise BenchError(f"{' '.join(args[:2])} failed ({done.returncode}):\n{output}")
+        return done.stdout
+
+    def init(self) -> None:
+        self._run(
+            *("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust"),
+            *("-E", "UTF8", "--no-locale", "--no-sync"),
+        )
+        self.initialized = True
+        settings = (
+            f"port = {self.port}\n"
+            "listen_addresses = '127.0.0.1'\n"
+            f"unix_socket_directories = '{self.root}'\n"
+            "max_connections = 50\n"
+            "shared_buffers = 32MB\n"
+        )
+        with (self.data / "postgresql.conf").open("a") as conf:
+            conf.write(settings)
+        # "postgres (PostgreSQL) 15.20 (Debian …)" → "PostgreSQL 15.20 (Debian …)"
+        self.version = "PostgreSQL " + self._run("postgres", "--version").strip().split(")", 1)[-1].strip()
+
+    def pg_ctl(self, action: str, *extra: str) -> None:
+        self._run("pg_ctl", action, "-D", str(self.data), "-l", str(self.log_path), "-w", "-t", "60", *extra)
+
+    def start(self) -> None:
+        self.pg_ctl("start")
+
+    def stop(self, mode: str = "fast") -> None:
+        self.pg_ctl("stop", "-m", mode)
+
+    def restart(self) -> None:
+        self.pg_ctl("restart", "-m", "fast")
+
+    def running(self) -> bool:
+        return (self.data / "postmaster.pid").exists()
+
+    def url(self, name: str) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
+
+    def connect(self, name: str = "postgres"):
+        import psycopg
+
+        return psycopg.connect(self.url(name), connect_timeout=5, autocommit=True)
+
+    def destroy(self, *, keep: bool) -> None:
+        if self.initialized and self.running():
+            try:
+                self.stop("immediate")
+            except BenchError as error:
+                log(f"could not stop the throw-away cluster: {error}")
+                self._kill_postmaster()
+        if keep:
+            print(f"PostgreSQL log kept in {self.log_path}", file=sys.stderr)
+        else:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def _kill_postmaster(self) -> None:
+        """The postmaster this run started (its pid file), if pg_ctl could not stop it."""
+        try:
+            pid = int((self.data / "postmaster.pid").read_text().split()[0])
+            os.kill(pid, signal.SIGQUIT)
+        except (OSError, ValueError, IndexError):
+            pass
+
+    def log_tail(self, lines: int = 15) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+# ---- traffic -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Answer:
+    """One request: what was sent, when (seconds from the start of the traffic), and what came back."""
+
+    kind: str  # save, register, search
+    path: str
+    user: int | None  # index into the sessions
+    event: str | None
+    sent: float
+    done: float = 0.0
+    status: int = 0  # 0: no answer (an error or the timeout)
+    code: str = ""
+    reason: str = ""
+    ok: bool | None = None
+    error: str = ""
+
+    @property
+    def seconds(self) -> float:
+        return self.done - self.sent
+
+
+@dataclass
+class Fault:
+    name: str
+    down_at: float = 0.0  # the command that takes the database away was started
+    stopped_at: float = 0.0  # `pg_ctl stop` returned (outage only)
+    up_at: float = 0.0  # `pg_ctl start`/`restart -w` returned: the database accepts connections
+    resumed_at: float = 0.0  # idle-restart: the clients were let go again
+
+
+@dataclass
+class Traffic:
+    """The clients' shared state: the write pairs handed out, the answers, the pause gate."""
+
+    sessions: list[str]
+    session_cookie: str
+    csrf_cookie: str
+    pool: list[str]  # event ids without a seat limit
+    timeout: float
+    pause: float
+    seed: int
+    port: int
+    started: float = field(default_factory=time.monotonic)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    answers: list[Answer] = field(default_factory=list)
+    next_pair: dict[str, int] = field(default_factory=lambda: {"save": 0, "register": 0})
+    in_flight: int = 0
+    go: threading.Event = field(default_factory=threading.Event)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def now(self) -> float:
+        return time.monotonic() - self.started
+
+    def pair(self, kind: str) -> tuple[int, str]:
+        """A (user, event) pair this kind of write has not sent before (wraps after users × pool)."""
+        with self.lock:
+            index = self.next_pair[kind]
+            self.next_pair[kind] += 1
+        users = len(self.sessions)
+        return index % users, self.pool[(index // users) % len(self.pool)]
+
+    def client(self, number: int) -> None:
+        chooser = random.Random(self.seed * 1000 + number)
+        while not self.stop.is_set():
+            if not self.go.wait(timeout=0.2):
+                continue
+            roll = chooser.random()
+            if roll < 0.4:
+                user, event = self.pair("save")
+                answer = Answer("save", f"/api/me/saved/{event}", user, event, 0.0)
+                method = "PUT"
+            elif roll < 0.8:
+                user, event = self.pair("register")
+                answer = Answer("register", f"/api/events/{event}/registration", user, event, 0.0)
+                method = "POST"
+            else:
+                user = chooser.randrange(len(self.sessions))
+                answer = Answer("search", "/api/events?location=taipei&price=free", user, None, 0.0)
+                method = "GET"
+            with self.lock:
+                self.in_flight += 1
+            try:
+                self.send(answer, method)
+            finally:
+                with self.lock:
+                    self.in_flight -= 1
+                    self.answers.append(answer)
+            if self.pause:
+                time.sleep(self.pause)
+
+    def send(self, answer: Answer, method: str) -> None:
+        headers = {
+            "Accept": "application/json",
+            "Cookie": f"{self.session_cookie}={self.sessions[answer.user or 0]}; {self.csrf_cookie}={CSRF}",
+        }
+        if method != "GET":
+            headers |= {"X-CSRFToken": CSRF, "Content-Type": "application/json"}
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+        answer.sent = self.now()
+        try:
+            connection.request(method, answer.path, body=b"" if method != "GET" else None, headers=headers)
+            response = connection.getresponse()
+            body = response.read()
+            answer.status = response.status
+            try:
+                parsed = json.loads(body)
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, dict):
+                answer.ok = parsed.get("ok") if isinstance(parsed.get("ok"), bool) else None
+                answer.code = str(parsed.get("code") or "")
+                answer.reason = str(parsed.get("reason") or "")
+            else:
+                answer.error = f"not a JSON object: {body[:120]!r}"
+        except (OSError, http.client.HTTPException) as failure:
+            answer.status, answer.error = 0, f"{type(failure).__name__}: {failure}"
+        finally:
+            answer.done = self.now()
+            connection.close()
+
+    def wait_idle(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                if self.in_flight == 0:
+                    return
+            time.sleep(0.01)
+        raise BenchError(f"requests still in flight {timeout:.0f} s after the clients were paused")
+
+
+def drive(traffic: Traffic, cluster: Cluster, args: argparse.Namespace) -> list[Fault]:
+    """The timeline: warm traffic, then each fault followed by traffic; the clients stop at the end."""
+    clients = [
+        threading.Thread(target=traffic.client, args=(n,), daemon=True, name=f"faults-{n}")
+        for n in range(args.clients)
+    ]
+    faults = []
+    traffic.started = time.monotonic()
+    traffic.go.set()
+    for thread in clients:
+        thread.start()
+    try:
+        time.sleep(args.before)
+        for name in args.faults:
+            fault = Fault(name)
+            if name == "outage":
+                fault.down_at = traffic.now()
+                cluster.stop("fast")
+                fault.stopped_at = traffic.now()
+                log(f"  t={fault.stopped_at:5.1f} s  database stopped")
+                time.sleep(args.outage)
+                cluster.start()
+                fault.up_at = fault.resumed_at = traffic.now()
+            elif name == "restart":
+                fault.down_at = traffic.now()
+                cluster.restart()
+                fault.up_at = fault.resumed_at = traffic.now()
+            else:  # idle-restart: the workers hold idle persistent connections when the database goes
+                traffic.go.clear()
+                traffic.wait_idle(args.timeout + 5)
+                time.sleep(0.5)
+                fault.down_at = traffic.now()
+                cluster.restart()
+                fault.up_at = traffic.now()
+                time.sleep(0.5)
+                fault.resumed_at = traffic.now()
+                traffic.go.set()
+            log(f"  t={fault.up_at:5.1f} s  {name}: database back after {fault.up_at - fault.down_at:.1f} s")
+            faults.append(fault)
+            time.sleep(args.after)
+    finally:
+        traffic.go.set()
+        traffic.stop.set()
+        deadline = time.monotonic() + args.timeout + 5
+        for thread in clients:
+            thread.join(timeout=max(0.1, deadline - time.monotonic()))
+    if any(thread.is_alive() for thread in clients):
+        raise BenchError(f"a client thread did not finish within {args.timeout + 5:.0f} s of the end")
+    return faults
+
+
+# ---- verdict -----------------------------------------------------------------------------------
+
+
+def stored(cluster: Cluster) -> tuple[list[int], set[tuple[int, str]], set[tuple[int, str]]]:
+    """(user ids by session index, saved (user id, event), confirmed registrations (user id, event))."""
+    with cluster.connect(DB_NAME) as connection:
+        users = [
+            row[0]
+            for row in connection.execute(
+                "SELECT id FROM auth_user WHERE username LIKE 'bench-user-%' ORDER BY id"
+            ).fetchall()
+        ]
+        saved = connection.execute(
+            "SELECT s.user_id, e.public_id FROM events_savedevent s "
+            "JOIN events_event e ON e.id = s.event_id WHERE s.user_id IS NOT NULL"
+        ).fetchall()
+        registered = connection.execute(
+            "SELECT r.user_id, e.public_id FROM events_registration r "
+            "JOIN events_event e ON e.id = r.event_id WHERE r.status = 'confirmed'"
+        ).fetchall()
+    return users, {tuple(row) for row in saved}, {tuple(row) for row in registered}
+
+
+def is_temporary(answer: Answer) -> bool:
+    return answer.status == 503 and (answer.ok, answer.code, answer.reason) == (
+        TEMPORARY["ok"],
+        TEMPORARY["code"],
+        TEMPORARY["reason"],
+    )
+
+
+def judge(
+    answers: list[Answer], faults: list[Fault], cluster: Cluster, args: argparse.Namespace, logged: list[str]
+) -> dict:
+    """Every figure and every violation of the run (see the module's docstring)."""
+    users, saved, registered = stored(cluster)
+    rows = {"save": saved, "register": registered}
+    violations: list[str] = []
+
+    def in_db(answer: Answer) -> bool:
+        assert answer.user is not None and answer.event is not None  # a write always has both
+        return (users[answer.user], answer.event) in rows[answer.kind]
+
+    writes = [answer for answer in answers if answer.kind in rows]
+    acknowledged = [answer for answer in writes if 200 <= answer.status < 300]
+    lost = [answer for answer in acknowledged if not in_db(answer)]
+    if len(users) < len(set(answer.user for answer in writes)):
+        violations.append(f"the database lists {len(users)} bench users, fewer than the run used")
+    for answer in lost[:10]:
+        violations.append(
+            f"LOST: {answer.kind} by user {answer.user} of {answer.event} answered {answer.status} "
+            f"at {answer.done:.2f} s is not in the database"
+        )
+    unacknowledged_stored = sum(1 for answer in writes if not 200 <= answer.status < 300 and in_db(answer))
+
+    # Which window each answer belongs to: a fault (the request overlapped [down, up]), the recovery
+    # after one (sent within the limit after up), or steady (the database up all along).
+    def window(answer: Answer) -> tuple[str, Fault | None]:
+        for fault in faults:
+            if answer.sent < fault.up_at and answer.done > fault.down_at:
+                return "down", fault
+        for fault in faults:
+            if fault.up_at <= answer.sent <= fault.resumed_at + args.recovery_limit:
+                return "recovering", fault
+        return "steady", None
+
+    per_fault: dict[str, dict[str, list[Answer]]] = {
+        fault.name: {"down": [], "recovering": []} for fault in faults
+    }
+    steady: list[Answer] = []
+    for answer in answers:
+        where, fault = window(answer)
+        if fault is None:
+            steady.append(answer)
+        else:
+            per_fault[fault.name][where].append(answer)
+
+    for answer in answers:
+        where, fault = window(answer)
+        during = f"{where} {fault.name}" if fault else where
+        label = f"{answer.kind} {answer.path} sent at {answer.sent:.2f} s ({during})"
+        if answer.status == 0:
+            violations.append(f"NO ANSWER: {label}: {answer.error}")
+        elif answer.seconds > args.timeout:
+            violations.append(f"TOO SLOW: {label} took {answer.seconds:.1f} s (timeout {args.timeout:g} s)")
+        elif answer.status == 503:
+            if not is_temporary(answer):
+                envelope = f"{answer.code}/{answer.reason} {answer.error}"
+                violations.append(f"503 WITHOUT THE ENVELOPE: {label}: {envelope}")
+            elif where == "steady":
+                violations.append(f"503 WHILE THE DATABASE WAS UP: {label}")
+        elif answer.status >= 500:
+            violations.append(f"{answer.status}: {label}: {answer.code}/{answer.reason} {answer.error}")
+        elif answer.status >= 300 and answer.reason not in EXPECTED_4XX.get(answer.status, set()):
+            violations.append(f"UNEXPECTED {answer.status}: {label}: {answer.code}/{answer.reason}")
+
+    def first_2xx_after(t: float) -> float | None:
+        done = [a.done for a in answers if a.sent >= t and 200 <= a.status < 300]
+        return min(done) if done else None
+
+    figures = []
+    for fault in faults:
+        group = per_fault[fault.name]
+        down, recovering = group["down"], group["recovering"]
+        first = first_2xx_after(fault.resumed_at)
+        late = [a for a in recovering if not 200 <= a.status < 300]
+        last_failure = max((a.done for a in late), default=None)
+        row = {
+            "fault": fault.name,
+            "database_away_s": round(fault.up_at - fault.down_at, 2),
+            "requests_during": len(down),
+            "statuses_during": _statuses(down),
+            "failed_after_up": len(late),
+            "statuses_after_up": _statuses(recovering),
+            "first_2xx_after_up_s": round(first - fault.resumed_at, 3) if first is not None else None,
+            "all_good_after_up_s": round(max(last_failure, fault.resumed_at) - fault.resumed_at, 3)
+            if last_failure is not None
+            else 0.0,
+            "max_request_s": round(max((a.seconds for a in down + recovering), default=0.0), 2),
+            "failures_after_up": [
+                {
+                    **asdict(a),
+                    "sent": round(a.sent - fault.resumed_at, 3),
+                    "done": round(a.done - fault.resumed_at, 3),
+                }
+                for a in late[:20]
+            ],
+        }
+        figures.append(row)
+        if first is None or first - fault.resumed_at > args.recovery_limit:
+            violations.append(
+                f"{fault.name}: no 2xx within {args.recovery_limit:g} s of the database being back"
+            )
+        if fault.name != "idle-restart" and not any(is_temporary(a) for a in down):
+            violations.append(f"{fault.name}: no request saw the fault (no 503 while the database was away)")
+    before = [a for a in answers if faults and a.done < faults[0].down_at and 200 <= a.status < 300]
+    if not before:
+        violations.append("no 2xx before the first fault: the run proves nothing")
+    for line in logged:
+        violations.append(f"server log: {line.strip()[:200]}")
+    return {
+        "requests": len(answers),
+        "writes": len(writes),
+        "acknowledged_writes": len(acknowledged),
+        "acknowledged_by_kind": {
+            kind: sum(1 for a in acknowledged if a.kind == kind) for kind in ("save", "register")
+        },
+        "lost": len(lost),
+        "unacknowledged_but_stored": unacknowledged_stored,
+        "statuses": _statuses(answers),
+        "steady_statuses": _statuses(steady),
+        "max_request_s": round(max((a.seconds for a in answers), default=0.0), 2),
+        "faults": figures,
+        "violations": violations,
+    }
+
+
+def _statuses(answers: list[Answer]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for answer in answers:
+        key = str(answer.status) if answer.status != 503 or is_temporary(answer) else "503 (no envelope)"
+        if answer.status in EXPECTED_4XX or (answer.status >= 400 and answer.status != 503):
+            key = f"{answer.status} {answer.reason}".strip()
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def tables(result: dict) -> str:
+    fault_rows: list[tuple[str, ...]] = [
+        (
+            row["fault"],
+            f"{row['database_away_s']:.1f} s",
+            ", ".join(f"{k}×{v}" for k, v in row["statuses_during"].items()) or "–",
+            ", ".join(f"{k}×{v}" for k, v in row["statuses_after_up"].items()) or "–",
+            f"{row['first_2xx_after_up_s']:.2f} s" if row["first_2xx_after_up_s"] is not None else "none",
+            f"{row['all_good_after_up_s']:.2f} s",
+            f"{row['max_request_s']:.2f} s",
+        )
+        for row in result["faults"]
+    ]
+    faults_table = markdown(
+        fault_rows,
+        (
+            "fault",
+            "database away",
+            "answers overlapping it",
+            f"answers ≤ {result['recovery_limit']:g} s after",
+            "first 2xx after back",
+            "last failure after back",
+            "slowest",
+        ),
+    )
+    workers = result["workers"]
+    kinds = result["acknowledged_by_kind"]
+    summary: list[tuple[str, ...]] = [
+        ("requests", str(result["requests"]), ", ".join(f"{k}×{v}" for k, v in result["statuses"].items())),
+        (
+            "acknowledged writes (2xx)",
+            str(result["acknowledged_writes"]),
+            f"saves {kinds['save']}, registrations {kinds['register']}",
+        ),
+        ("acknowledged but not in the database", str(result["lost"]), "must be 0"),
+        ("not acknowledged but stored", str(result["unacknowledged_but_stored"]), "allowed"),
+        ("slowest request", f"{result['max_request_s']:.2f} s", f"timeout {result['timeout']:g} s"),
+        (
+            "gunicorn workers",
+            "unchanged" if workers["unchanged"] else "REPLACED",
+            f"{' '.join(map(str, workers['before']))} → {' '.join(map(str, workers['after']))}",
+        ),
+    ]
+    return f"{faults_table}\n\n{markdown(summary, ('check', 'figure', 'detail'))}"
+
+
+# ---- the run -----------------------------------------------------------------------------------
+
+
+def prepare(cluster: Cluster, env: dict[str, str], workdir: Path, args: argparse.Namespace) -> dict:
+    cluster.init()
+    cluster.start()
+    log(f"throw-away {cluster.version} on 127.0.0.1:{cluster.port} in {cluster.root}")
+    with cluster.connect() as connection:
+        connection.execute(f"CREATE DATABASE {DB_NAME}")
+    run([PYTHON, "manage.py", "migrate", "--no-input", "-v", "0"], env=env, timeout=300, what="migrate")
+    sessions_file = workdir / "sessions.json"
+    filled = last_json_line(
+        run(
+            [
+                *(PYTHON, "-m", "bench.tasks", "populate", "--events", str(args.events)),
+                *("--contention-file", str(sessions_file), "--users", str(args.users)),
+            ],
+            env=env,
+            timeout=300,
+            what="bench.tasks populate",
+        ),
+        "bench.tasks populate",
+    )
+    log(f"filled: {filled['events']} events, {args.users} signed-in users")
+    return json.loads(sessions_file.read_text())
+
+
+def measure(args: argparse.Namespace, state: dict) -> dict:
+    bindir = postgres_bin()
+    assert bindir is not None
+    cluster = state["cluster"] = Cluster(bindir)
+    workdir = state["workdir"] = Path(tempfile.mkdtemp(prefix="agentready-faults-"))
+    env = {
+        **base_env(workdir),
+        "DATABASE_URL": cluster.url(DB_NAME),
+        "DB_CONN_MAX_AGE": str(args.conn_max_age),
+    }
+    setup = prepare(cluster, env, workdir, args)
+    server = state["server"] = Server("faults", env=env, workdir=workdir)
+    server.start()
+    assert server.process is not None
+    master = server.process.pid
+    workers_before = memory.children(master)
+    logged_before = len(_log_lines(server))
+    # Events 0, 4, 8, … have no seat limit (bench.tasks.bench_event): registrations are never refused.
+    pool = [f"evt-bench-{n}" for n in range(0, args.events, 4)]
+    traffic = Traffic(
+        sessions=setup["sessions"],
+        session_cookie=setup["session_cookie"],
+        csrf_cookie=setup["csrf_cookie"],
+        pool=pool,
+        timeout=args.timeout,
+        pause=args.pause,
+        seed=args.seed,
+        port=server.port,
+    )
+    log(
+        f"traffic: {args.clients} clients, {args.before:g} s, then {', '.join(args.faults)} "
+        f"({args.after:g} s of traffic after each)"
+    )
+    faults = drive(traffic, cluster, args)
+    workers_after = memory.children(master)
+    alive = server.process.poll() is None
+    logged = _log_lines(server)[logged_before:]
+    result = judge(traffic.answers, faults, cluster, args, logged)
+    result.update(
+        timeout=args.timeout,
+        recovery_limit=args.recovery_limit,
+        database=f"{cluster.version} (throw-away cluster)",
+        timeline=[asdict(fault) for fault in faults],
+        workers={
+            "before": workers_before,
+            "after": workers_after,
+            "unchanged": alive and workers_before == workers_after and len(workers_before) == WORKERS,
+        },
+    )
+    if not result["workers"]["unchanged"]:
+        result["violations"].append(
+            f"gunicorn workers changed: {workers_before} → {workers_after} (master alive: {alive})"
+        )
+    return result
+
+
+def _log_lines(server: Server) -> list[str]:
+    text = server.log_path.read_text(errors="replace") if server.log_path.exists() else ""
+    return [line for line in text.splitlines() if any(marker in line for marker in LOG_MARKERS)]
+
+
+def report(result: dict, args: argparse.Namespace, started: datetime) -> int:
+    finished = datetime.now(UTC)
+    revision = checkout_revision()
+    context = (
+        f"{finished:%Y-%m-%d %H:%M} UTC · {result['database']} · {os.cpu_count()} CPUs · gunicorn {WORKERS} "
+        f"sync workers · CONN_MAX_AGE={args.conn_max_age}, CONN_HEALTH_CHECKS=True · "
+        f"{args.clients} clients · revision {revision}"
+    )
+    text = tables(result)
+    print()
+    print(context)
+    print(text)
+    if not args.no_record:
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        path = RESULTS / f"faults-{started:%Y%m%dT%H%M%SZ}.json"
+        record = {
+            "started": started.isoformat(),
+            "finished": finished.isoformat(),
+            "parameters": dict(vars(args)),
+            "machine": {
+                "cpus": os.cpu_count(),
+                "platform": platform.platform(),
+                "python": platform.python_version(),
+            },
+            "server": {
+                "gunicorn_workers": WORKERS,
+                "worker_class": "sync",
+                "debug": False,
+                "conn_max_age": args.conn_max_age,
+                "conn_health_checks": True,
+                "write_throttle_rate": THROTTLE,
+            },
+            "revision": revision,
+            "context": context,
+            "table_markdown": text,
+            "result": result,
+        }
+        path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+        print(f"\nwrote {path.relative_to(ROOT)}")
+    for violation in result["violations"]:
+        print(f"FAULTS FAILED: {violation}", file=sys.stderr)
+    if not result["violations"]:
+        print("\nfaults: every check passed")
+    return 1 if result["violations"] else 0
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.faults", description=__doc__.split("\n")[0])
+    parser.add_argument("--faults", default=",".join(FAULTS), help=f"in order, of: {', '.join(FAULTS)}")
+    parser.add_argument("--clients", type=int, default=8, help="client threads, closed loop (default 8)")
+    parser.add_argument("--pause", type=float, default=0.02, help="each client's pause between requests (s)")
+    parser.add_argument("--before", type=float, default=4, help="traffic before the first fault (s)")
+    parser.add_argument("--outage", type=float, default=3, help="how long `outage` keeps it down (s)")
+    parser.add_argument("--after", type=float, default=6, help="traffic after each fault (s)")
+    parser.add_argument("--timeout", type=float, default=10, help="each request's timeout (s)")
+    parser.add_argument("--recovery-limit", type=float, default=5, help="503s allowed this long after (s)")
+    parser.add_argument("--events", type=int, default=400, help="events (a quarter without a seat limit)")
+    parser.add_argument("--users", type=int, default=100, help="signed-in users (sessions made in setup)")
+    parser.add_argument(
+        "--conn-max-age",
+        type=int,
+        default=CONN_MAX_AGE,
+        help=f"DB_CONN_MAX_AGE (default {CONN_MAX_AGE}, the bench's)",
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-record", action="store_true", help="write no bench/results/faults-*.json")
+    parser.add_argument("--keep", action="store_true", help="keep the logs also after a run that passed")
+    parser.add_argument("--time-limit", type=int, default=600, help="the whole run, setup included (s)")
+    args = parser.parse_args(argv)
+    args.faults = [name.strip() for name in args.faults.split(",") if name.strip()]
+    if not args.faults or any(name not in FAULTS for name in args.faults):
+        parser.error(f"--faults takes a comma-separated list of {', '.join(FAULTS)}")
+    if args.clients < 1 or args.events < 4 or args.users < 1 or args.timeout <= 0:
+        parser.error("--clients, --users must be ≥ 1, --events ≥ 4 and --timeout > 0")
+    why = unavailable()
+    if why:
+        print(f"faults cannot run here: {why}", file=sys.stderr)
+        return 2
+
+    def stop(signum: int, frame: object) -> None:
+        why = "ran past its time limit" if signum == signal.SIGALRM else f"got {signal.Signals(signum).name}"
+        raise Stop(why)
+
+    for signum in (signal.SIGALRM, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, stop)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.alarm(args.time_limit)
+    started = datetime.now(UTC)
+    state: dict = {}
+    result = None
+    try:
+        result = measure(args, state)
+    except (BenchError, HarnessError, Stop, KeyboardInterrupt) as error:
+        print(f"\nfaults failed: {type(error).__name__}: {error}", file=sys.stderr)
+    finally:
+        signal.alarm(0)
+        keep = args.keep or result is None or bool(result["violations"])
+        if "server" in state:
+            state["server"].stop()
+        if "cluster" in state:
+            state["cluster"].destroy(keep=keep)
+        if "workdir" in state:
+            if keep:
+                print(f"server log kept in {state['workdir']}", file=sys.stderr)
+            else:
+                shutil.rmtree(state["workdir"], ignore_errors=True)
+    if result is None:
+        return 1
+    return report(result, args, started)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
