@@ -1,6 +1,6 @@
 """How to start the Chromium that tests, evals and benchmarks drive: Debian's build, WebMCP enabled.
 
-The flags are the observed ones (../shared/reference/webmcp-in-chromium.md): `--enable-features=WebMCP`
+The flags are the ones observed to work with Debian's Chromium: `--enable-features=WebMCP`
 must appear literally for Playwright's `page.webmcp`, and the networking flags keep the browser on
 loopback. Playwright is imported only inside `launch`, so importing this module costs nothing.
 """
