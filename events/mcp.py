@@ -98,14 +98,7 @@ def _preview(
     """What a consequential call would do, for the person to confirm; what it would refuse, refused now.
     A call that would change nothing (already registered or cancelled) is simply answered."""
     details = selectors.get_event_details(visitor=visitor, mode=None, event_id=arguments["event_id"])
-    event, place = details.event, details.waitlist
-    facts = policies.VisitorFacts(
-        signed_in=True,
-        registered=details.is_registered,
-        waiting=place is not None,
-        holds_offer=place is not None and place.offer_expires_at is not None,
-    )
-    now = timezone.now()
+    event, facts, now = details.event, details.visitor_facts(signed_in=True), timezone.now()
     when = formats.date_format(timezone.localtime(event.starts_at), "DATETIME_FORMAT")
     who = visitor.user.get_username() if visitor.user else ""
     if name == "register_event":

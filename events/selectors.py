@@ -12,6 +12,7 @@ from .activity import records_activity
 from .choices import ACTIVE_WAITLIST, Mode, RegistrationStatus
 from .errors import AuthRequired, EventNotFound
 from .models import Event, Registration, SavedEvent, VisitorState, WaitlistEntry
+from .policies import VisitorFacts
 from .visitors import Visitor
 
 QUERY_MAX_LENGTH = 100
@@ -59,6 +60,16 @@ class EventDetails:
     @property
     def is_registered(self) -> bool:
         return self.registration is not None and self.registration.is_active
+
+    def visitor_facts(self, *, signed_in: bool) -> VisitorFacts:
+        """The visitor as the policies see them for this event (registered, waiting, holding an offer)."""
+        place = self.waitlist
+        return VisitorFacts(
+            signed_in=signed_in,
+            registered=self.is_registered,
+            waiting=place is not None,
+            holds_offer=place is not None and place.offer_expires_at is not None,
+        )
 
 
 def state_version(*, visitor: Visitor) -> int:

@@ -303,16 +303,8 @@ def _render_detail(
     details = _get_event_or_404(request, event_id, recorded=recorded)
     event = details.event
     url = request.build_absolute_uri(reverse("event-detail", kwargs={"event_id": event.public_id}))
-    place = details.waitlist
     can = policies.permissions(
-        event.facts(),
-        policies.VisitorFacts(
-            signed_in=visitor.is_authenticated,
-            registered=details.is_registered,
-            waiting=place is not None,
-            holds_offer=place is not None and place.offer_expires_at is not None,
-        ),
-        now=timezone.now(),
+        event.facts(), details.visitor_facts(signed_in=visitor.is_authenticated), now=timezone.now()
     )
     context = {
         "event": event,
