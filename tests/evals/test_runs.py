@@ -77,6 +77,17 @@ def by_name(report: dict) -> dict[str, dict]:
 
 
 @in_chromium
+def regrade(report: dict, reports: Path) -> subprocess.CompletedProcess:
+    """`python -m evals grade` on a run's JSON report, writing the new report under `reports`."""
+    return subprocess.run(
+        [sys.executable, "-m", "evals", "grade", report["files"]["json"], "--reports", str(reports)],
+        cwd=PROJECT_DIR,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 def test_smoke_runs_every_case_of_the_bank_and_each_passes(site, site_database, tmp_path):
     """No model: every case's expected calls on the live pages, one Chromium, one server."""
     code, report, output = run_evals(tmp_path, "smoke", "--base-url", site, env=site_database)
@@ -233,21 +244,7 @@ def test_a_model_that_relaxes_filters_after_zero_results_fails_the_arg_cases(sit
         calls = entry["trace"]["calls"]
         assert calls[0]["result"]["count"] == 0 and "level" not in calls[1]["args"]
 
-    regraded = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "evals",
-            "grade",
-            report["files"]["json"],
-            "--reports",
-            str(tmp_path / "again"),
-        ],
-        cwd=PROJECT_DIR,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    regraded = regrade(report, tmp_path / "again")
     assert regraded.returncode == 1, regraded.stdout + regraded.stderr
     [again] = (tmp_path / "again").glob("*.json")
     regraded_outcomes = {
@@ -348,21 +345,7 @@ def test_smoke_over_mcp_runs_every_applicable_case_and_each_passes(site, site_da
     assert "via=mcp" in text and "not_applicable 2" in text
     assert report["files"]["json"].endswith("-smoke-mcp.json")
 
-    regraded = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "evals",
-            "grade",
-            report["files"]["json"],
-            "--reports",
-            str(tmp_path / "again"),
-        ],
-        cwd=PROJECT_DIR,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    regraded = regrade(report, tmp_path / "again")
     assert regraded.returncode == 0, regraded.stdout + regraded.stderr
     [again] = (tmp_path / "again").glob("*.json")
     again = json.loads(again.read_text(encoding="utf-8"))
