@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.utils import formats, timezone
+from django.utils import formats, timezone, translation
 
 from webmcp.mcp import McpAnswer, McpCall
 
@@ -99,7 +99,8 @@ def _preview(
     A call that would change nothing (already registered or cancelled) is simply answered."""
     details = selectors.get_event_details(visitor=visitor, mode=None, event_id=arguments["event_id"])
     event, facts, now = details.event, details.visitor_facts(signed_in=True), timezone.now()
-    when = formats.date_format(timezone.localtime(event.starts_at), "DATETIME_FORMAT")
+    with translation.override("en"):  # the sentence is English, as the tools' own words are
+        when = formats.date_format(timezone.localtime(event.starts_at), "DATETIME_FORMAT")
     who = visitor.user.get_username() if visitor.user else ""
     if name == "register_event":
         if details.is_registered:

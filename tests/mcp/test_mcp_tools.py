@@ -158,6 +158,7 @@ def test_register_without_elicitation_is_a_preview_then_a_confirmed_call(mcp_url
     first, tampered, done, cancelled, replay = run(calls())
     assert first.is_error is True and first.structured_content["code"] == "CONFIRMATION_REQUIRED"
     assert "Confirm me" in first.structured_content["preview"]
+    assert "年" not in first.structured_content["preview"]  # an English sentence, its date too
     assert tampered.structured_content["reason"] == "CONFIRMATION_INVALID"
     assert done.is_error is False and done.structured_content["registration"]["status"] == "confirmed"
     assert cancelled.structured_content["registration"]["status"] == "cancelled"
