@@ -217,6 +217,12 @@ NOTIFICATION_SEND_LEASE = int(os.environ.get("NOTIFICATION_SEND_LEASE", "120"))
 WAITLIST_OFFERS_STOP_HOURS = float(os.environ.get("WAITLIST_OFFERS_STOP_HOURS", "2"))
 WAITLIST_SWEEP_MINUTES = float(os.environ.get("WAITLIST_SWEEP_MINUTES", "5"))
 
+# Activity rows (events/activity.py) are written in batches by a thread of each process, not by the
+# request: when this many are waiting, or the oldest has waited this long (seconds), and at a normal
+# exit. 0 writes each row at once, in the request.
+ACTIVITY_FLUSH_SECONDS = float(os.environ.get("ACTIVITY_FLUSH_SECONDS", "1"))
+ACTIVITY_BATCH_ROWS = int(os.environ.get("ACTIVITY_BATCH_ROWS", "200"))
+
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")

@@ -3,18 +3,33 @@
 `mode=None` is a call the site makes on its own behalf (re-drawing a page after a write, whose row was
 recorded by the write): it is not recorded, so one action is one row.
 
-The row is written after the use case's own transaction has committed or rolled back, so a refused
+The row is made after the use case's own transaction has committed or rolled back, so a refused
 call is recorded too and a recorded success is never rolled back with a later failure.
+
+Rows are written in batches, not by the request that made them (`ACTIVITY_FLUSH_SECONDS`, default 1):
+a synchronous INSERT and its commit on every call, reads included, was an eighth of an API search
+(bench/profiles/README.md). Each process keeps its rows in memory and a thread of its own writes them
+in one INSERT when `ACTIVITY_BATCH_ROWS` are waiting or the oldest has waited the flush interval, and
+at a normal exit (gunicorn's graceful stop, Ctrl-C, the end of a management command), so no row is
+lost then. A row keeps the time of its call; counts are exact once written, at most the interval
+late. A process killed without warning (SIGKILL, a worker timeout) loses at most its last interval's
+rows. With `ACTIVITY_FLUSH_SECONDS=0` every row is written at once (the tests use that, and check the
+batched path on its own in tests/events/test_activity_buffer.py).
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import logging
+import os
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
-from django.db import DatabaseError
+from django.conf import settings
+from django.db import DatabaseError, connection
 from django.db.models import Subquery
 
 from .choices import Mode
@@ -54,24 +69,122 @@ def records_activity[**P, R](func: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def _event_by_id(event_id: Any) -> Subquery | None:
-    """The event's pk looked up inside the INSERT itself (no query of its own); None when no id."""
-    if not isinstance(event_id, str):
-        return None
-    return Subquery(Event.objects.filter(public_id=event_id).values("pk")[:1])
+def _event_by_id(event_id: Any) -> str | None:
+    """The event's public id, turned into its key when the row is written; None when no id."""
+    return event_id if isinstance(event_id, str) else None
 
 
-def _record(action: str, mode: Any, outcome: str, visitor: Any, event: int | Subquery | None) -> None:
+def _flush_seconds() -> float:
+    return float(getattr(settings, "ACTIVITY_FLUSH_SECONDS", 1.0))
+
+
+def _batch_rows() -> int:
+    return int(getattr(settings, "ACTIVITY_BATCH_ROWS", 200))
+
+
+def _record(action: str, mode: Any, outcome: str, visitor: Any, event: int | str | None) -> None:
     visitor = visitor if isinstance(visitor, Visitor) else Visitor()
+    row = Activity(
+        action=action,
+        mode=mode if mode in Mode.values else Mode.API,
+        outcome=outcome[:40],
+        event_id=event if isinstance(event, int) else None,
+        user=visitor.user,
+        visitor_token=visitor.token,
+    )
+    public_id = event if isinstance(event, str) else None
+    if _flush_seconds() > 0:
+        BUFFER.add(row, public_id=public_id)
+        return
+    if public_id:  # looked up inside the INSERT itself: one statement
+        row.event_id = Subquery(Event.objects.filter(public_id=public_id).values("pk")[:1])
     try:
-        Activity.objects.create(
-            action=action,
-            mode=mode if mode in Mode.values else Mode.API,
-            outcome=outcome[:40],
-            event_id=event,
-            user=visitor.user,
-            visitor_token=visitor.token,
-        )
+        row.save(force_insert=True)
     except DatabaseError:
         # Losing an activity row must not turn a served answer into a failure.
         logger.exception("Could not record activity %s", action)
+
+
+class ActivityBuffer:
+    """This process's rows not yet written, and the thread that writes them (see the module)."""
+
+    #: Rows kept while the database cannot take them; beyond this the oldest are dropped (and logged).
+    MAX_WAITING = 100_000
+
+    def __init__(self) -> None:
+        self._reset()
+        os.register_at_fork(after_in_child=self._reset)  # a child writes only its own rows
+
+    def _reset(self) -> None:
+        self._rows: list[tuple[Activity, str | None]] = []
+        self._lock = threading.Lock()  # guards _rows and _oldest
+        self._writing = threading.Lock()  # one flush at a time: the thread's, or the one at exit
+        self._wake = threading.Event()
+        self._oldest = 0.0
+        self._thread: threading.Thread | None = None
+
+    def add(self, row: Activity, *, public_id: str | None) -> None:
+        with self._lock:
+            if not self._rows:
+                self._oldest = time.monotonic()
+            self._rows.append((row, public_id))
+            full = len(self._rows) >= _batch_rows()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="activity-writer", daemon=True)
+                self._thread.start()
+                atexit.register(self.flush)
+        if full:
+            self._wake.set()
+
+    def waiting(self) -> int:
+        with self._lock:
+            return len(self._rows)
+
+    def flush(self) -> int:
+        """Write every waiting row in one INSERT; on a database error keep them for the next try."""
+        with self._writing:
+            with self._lock:
+                taken, self._rows = self._rows, []
+            if not taken:
+                return 0
+            try:
+                _write(taken)
+            except DatabaseError:
+                logger.exception("Could not write %d activity rows; will try again", len(taken))
+                with self._lock:
+                    self._rows[:0] = taken
+                    self._oldest = time.monotonic()
+                    dropped = len(self._rows) - self.MAX_WAITING
+                    if dropped > 0:
+                        del self._rows[:dropped]
+                        logger.error("Dropped the %d oldest unwritten activity rows", dropped)
+                return 0
+            return len(taken)
+
+    def _run(self) -> None:
+        while True:
+            interval = max(_flush_seconds(), 0.05)
+            self._wake.wait(timeout=interval)
+            self._wake.clear()
+            with self._lock:
+                due = bool(self._rows) and (
+                    len(self._rows) >= _batch_rows() or time.monotonic() - self._oldest >= interval
+                )
+            if due:
+                try:
+                    self.flush()
+                finally:
+                    connection.close()  # this thread holds no connection between batches
+
+
+def _write(taken: list[tuple[Activity, str | None]]) -> None:
+    """One INSERT for the batch; events named by public id are looked up in one query first."""
+    wanted = {public_id for _, public_id in taken if public_id}
+    keys = dict(Event.objects.filter(public_id__in=wanted).values_list("public_id", "pk")) if wanted else {}
+    for row, public_id in taken:
+        if public_id:
+            row.event_id = keys.get(public_id)
+    Activity.objects.bulk_create([row for row, _ in taken])
+
+
+BUFFER = ActivityBuffer()

@@ -18,7 +18,7 @@ import logging
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 
 from . import emails, tasks
@@ -45,20 +45,22 @@ def notify(
     if not user.email:
         return None
     key = f"{kind}:{cause}:user-{user.pk}"
-    notification, created = Notification.objects.get_or_create(
-        key=key,
-        defaults={
-            "kind": kind,
-            "user": user,
-            "email": user.email,
-            "event": event,
-            "registration": registration,
-            "entry": entry,
-            "language": translation.get_language() or settings.LANGUAGE_CODE,
-        },
-    )
-    if not created:
-        return None
+    try:
+        with transaction.atomic():  # a savepoint: a repeated key leaves the caller's transaction intact
+            notification = Notification.objects.create(
+                key=key,
+                kind=kind,
+                user=user,
+                email=user.email,
+                event=event,
+                registration=registration,
+                entry=entry,
+                language=translation.get_language() or settings.LANGUAGE_CODE,
+            )
+    except IntegrityError:
+        if Notification.objects.filter(key=key).exists():  # queued already: once per key
+            return None
+        raise
     tasks.send_notification.enqueue(notification.pk)
     return notification
 

@@ -18,11 +18,13 @@ from .visitors import Visitor
 QUERY_MAX_LENGTH = 100
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 50
+#: What a search result's event carries without seats: the API's and the tools' event summary.
+SUMMARY_FIELDS = ("public_id", "title", "summary", "starts_at", "location", "price", "level")
 
 
 @dataclass(frozen=True)
 class SearchResult:
-    events: list[Event]
+    events: list  # Event instances (with_seats) or SUMMARY_FIELDS named tuples
     total: int
     applied_filters: dict[str, str]
     limit: int
@@ -90,11 +92,17 @@ def search_events(
     level: str | None = None,
     limit: int = DEFAULT_PAGE_SIZE,
     offset: int = 0,
+    with_seats: bool = False,
 ) -> SearchResult:
     """Published, upcoming events matching every given condition, ordered by start.
 
     Conditions are never relaxed: no match is a success with count 0. `appliedFilters` echoes exactly
     the conditions used, so a caller can tell the person what matched nothing.
+
+    `with_seats=True` gives the pages' cards full events with their seat counts. Otherwise the page
+    is `SUMMARY_FIELDS` rows (named tuples), all the API's and the tools' answers carry: the seat
+    subqueries and whole model instances were most of an API search's time
+    (bench/profiles/README.md).
     """
     query = (query or "").strip()  # bounds are the input serializer's (EventSearchPageInput)
     filters = {
@@ -102,13 +110,15 @@ def search_events(
     }
     events = Event.objects.published().upcoming().matching(query).filter(**filters)
     total = events.count()
-    page = []
+    page: list = []
     if total:
-        page = list(
-            with_saved(events.with_seats(), visitor=visitor).order_by("starts_at", "id")[
-                offset : offset + limit
-            ]
+        ordered = with_saved(events.with_seats() if with_seats else events, visitor=visitor).order_by(
+            "starts_at", "id"
         )
+        if not with_seats:
+            saved = ("visitor_saved",) if "visitor_saved" in ordered.query.annotations else ()
+            ordered = ordered.values_list(*SUMMARY_FIELDS, *saved, named=True)
+        page = list(ordered[offset : offset + limit])
     applied = {"query": query, **filters} if query else dict(filters)
     return SearchResult(
         events=page,

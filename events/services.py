@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 
 from . import outbox, policies, tasks
@@ -131,34 +132,30 @@ def register_event(*, visitor: Visitor, mode: Mode, event_id: str) -> Registrati
         raise AuthRequired()
     event = _public_event(event_id, lock=True)
     now = timezone.now()
-    _process_queue(event, now=now)
-    # At most one is confirmed (a constraint); the newest cancelled one is re-activated if needed.
-    registrations = list(
-        Registration.objects.filter(user=visitor.user, event=event).order_by("-updated_at", "-id")
-    )
-    active = next((registration for registration in registrations if registration.is_active), None)
-    if active is not None:
+    seats = _seat_state(event, visitor)
+    if seats.anyone_waiting:  # expired offers end, and free seats go out, before this decision
+        _process_queue(event, now=now)
+        seats = _seat_state(event, visitor)
+    if seats.registration_active:
         return RegistrationResult(
-            registration=active,
+            registration=_registration(seats, event),
             created=False,
             already_registered=True,
             state_version=state_version(visitor=visitor),
         )
-    entry = _active_entry(visitor, event)
     policies.may_register(
-        _locked_facts(event),
-        _facts(visitor, waiting=entry is not None, holds_offer=entry is not None and entry.has_offer),
+        seats.facts,
+        _facts(visitor, waiting=seats.entry_id is not None, holds_offer=seats.entry_offered),
         now=now,
     ).enforce()
-    previous = registrations[0] if registrations else None
-    if previous is not None:
-        previous.status = RegistrationStatus.CONFIRMED
-        previous.save(update_fields=["status", "updated_at"])
-        registration, created = previous, False
+    if seats.registration_id is not None:  # at most one is confirmed (a constraint): re-activate
+        registration, created = _registration(seats, event), False
+        registration.status = RegistrationStatus.CONFIRMED
+        registration.save(update_fields=["status", "updated_at"])
     else:
         registration, created = Registration.objects.create(user=visitor.user, event=event), True
-    if entry is not None:
-        _end_entry(entry, WaitlistStatus.CLAIMED, now=now)
+    if seats.entry_id is not None:  # the holder claims the seat: the entry leaves the list
+        WaitlistEntry.objects.filter(pk=seats.entry_id).update(status=WaitlistStatus.CLAIMED, ended_at=now)
     version = bump_state_version(visitor=visitor)
     outbox.notify(
         NotificationKind.REGISTRATION_CONFIRMED,
@@ -180,10 +177,14 @@ def cancel_registration(*, visitor: Visitor, mode: Mode, event_id: str) -> Cance
         raise AuthRequired()
     event = _public_event(event_id, lock=True)
     registration = (
-        Registration.objects.filter(user=visitor.user, event=event).order_by("-updated_at", "-id").first()
+        Registration.objects.filter(user=visitor.user, event=event)
+        .annotate(anyone_waiting=_anyone_waiting("event"))
+        .order_by("-updated_at", "-id")
+        .first()
     )
     if registration is None:
         raise RegistrationNotFound()
+    registration.event = event  # the answer names it: no second read
     if not registration.is_active:
         return CancelResult(
             registration=registration, already_cancelled=True, state_version=state_version(visitor=visitor)
@@ -192,7 +193,8 @@ def cancel_registration(*, visitor: Visitor, mode: Mode, event_id: str) -> Cance
     policies.may_cancel(policies.EventFacts.of(event), _facts(visitor, registered=True), now=now).enforce()
     registration.status = RegistrationStatus.CANCELLED
     registration.save(update_fields=["status", "updated_at"])
-    _process_queue(event, now=now)  # the freed seat goes to the first waiting person, if any
+    if registration.anyone_waiting:  # the freed seat goes to the first waiting person
+        _process_queue(event, now=now)
     return CancelResult(
         registration=registration, already_cancelled=False, state_version=bump_state_version(visitor=visitor)
     )
@@ -424,6 +426,73 @@ def process_waitlists(*, event_pks: Iterable[int] | None = None, now: datetime |
         if event is not None:
             offered += len(_process_queue(event, now=now))
     return offered
+
+
+@dataclass(frozen=True)
+class _SeatState:
+    """What a registration decides on, read in one statement after the event's row lock is taken.
+
+    After, not in, the locking statement: under READ COMMITTED a `SELECT … FOR UPDATE` that waited
+    for the lock still reads other rows as they were when it started, so counts taken in it could
+    miss a seat taken by the transaction it waited for.
+    """
+
+    facts: policies.EventFacts
+    anyone_waiting: bool
+    registration_id: int | None  # the visitor's confirmed registration, else their newest one
+    registration_active: bool
+    entry_id: int | None  # the visitor's active waiting-list entry
+    entry_offered: bool
+
+
+def _anyone_waiting(event_ref: str) -> Exists:
+    return Exists(WaitlistEntry.objects.filter(event=OuterRef(event_ref), status__in=ACTIVE_WAITLIST))
+
+
+def _seat_state(event: Event, visitor: Visitor) -> _SeatState:
+    mine = Registration.objects.filter(event=OuterRef("pk"), user=visitor.user).order_by("-updated_at", "-id")
+    entry = WaitlistEntry.objects.filter(event=OuterRef("pk"), user=visitor.user, status__in=ACTIVE_WAITLIST)
+    row = (
+        Event.objects.filter(pk=event.pk)
+        .with_seats()
+        .annotate(
+            anyone_waiting=_anyone_waiting("pk"),
+            active_id=Subquery(mine.filter(status=RegistrationStatus.CONFIRMED).values("pk")[:1]),
+            newest_id=Subquery(mine.values("pk")[:1]),
+            entry_id=Subquery(entry.values("pk")[:1]),
+            entry_status=Subquery(entry.values("status")[:1]),
+        )
+        .values(
+            "confirmed_count",
+            "held_count",
+            "anyone_waiting",
+            "active_id",
+            "newest_id",
+            "entry_id",
+            "entry_status",
+        )
+        .get()
+    )
+    facts = (
+        policies.EventFacts.of(event)
+        if event.capacity is None
+        else policies.EventFacts.of(event, confirmed=row["confirmed_count"], held=row["held_count"])
+    )
+    return _SeatState(
+        facts=facts,
+        anyone_waiting=row["anyone_waiting"],
+        registration_id=row["active_id"] or row["newest_id"],
+        registration_active=row["active_id"] is not None,
+        entry_id=row["entry_id"],
+        entry_offered=row["entry_status"] == WaitlistStatus.OFFERED,
+    )
+
+
+def _registration(seats: _SeatState, event: Event) -> Registration:
+    assert seats.registration_id is not None
+    registration = Registration.objects.get(pk=seats.registration_id)
+    registration.event = event
+    return registration
 
 
 def _active_entry(visitor: Visitor, event: Event) -> WaitlistEntry | None:

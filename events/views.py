@@ -128,6 +128,7 @@ def _list_context(
             mode=mode,
             limit=PAGE_SIZE,
             offset=(page - 1) * PAGE_SIZE,
+            with_seats=True,  # the cards show seats and "Full"
             **form.conditions,
         )
         filters = _querydict(form.conditions)

@@ -6,6 +6,13 @@ from django.test import Client
 from tests.factories import EventFactory, UserFactory
 
 
+@pytest.fixture(autouse=True)
+def activity_written_at_once(settings):
+    """Each call's Activity row is written as the call ends, so a test can count it right away. The
+    batched writer the site runs with is tested on its own (tests/events/test_activity_buffer.py)."""
+    settings.ACTIVITY_FLUSH_SECONDS = 0
+
+
 @pytest.fixture
 def user(db):
     return UserFactory(username="alice")

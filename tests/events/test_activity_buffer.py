@@ -1,0 +1,162 @@
+"""The batched Activity writer the site runs with (`ACTIVITY_FLUSH_SECONDS` > 0): rows wait in the
+process and are written by its own thread, in one INSERT, when a batch is full or the oldest has
+waited the interval, and at a graceful stop. The rest of the suite writes each row at once
+(tests/conftest.py), so these tests are where the batched path is held to the contract: every call
+recorded exactly once, with the time of the call, nothing lost when gunicorn stops gracefully."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+from events import activity, selectors, services
+from events.errors import AuthRequired
+from events.models import Activity
+from events.visitors import Visitor
+from tests.factories import EventFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def buffer(settings, monkeypatch):
+    """A writer of this test's own (its thread is started by the first row)."""
+    fresh = activity.ActivityBuffer()
+    monkeypatch.setattr(activity, "BUFFER", fresh)
+    settings.ACTIVITY_FLUSH_SECONDS = 60
+    settings.ACTIVITY_BATCH_ROWS = 3
+    yield fresh
+    fresh.flush()
+
+
+def _eventually(predicate, *, seconds: float = 5) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+def test_rows_wait_until_a_batch_is_full_then_arrive_together_with_their_call_times(buffer):
+    before = timezone.now()
+    for _ in range(2):
+        selectors.search_events(visitor=Visitor(), mode="api")
+    time.sleep(0.3)
+    assert Activity.objects.count() == 0 and buffer.waiting() == 2
+
+    selectors.search_events(visitor=Visitor(), mode="agent")  # the third: the batch is full
+
+    assert _eventually(lambda: Activity.objects.count() == 3)
+    rows = list(Activity.objects.order_by("created_at"))
+    assert [row.mode for row in rows] == ["api", "api", "agent"]
+    assert all(row.action == "search_events" and row.outcome == "OK" for row in rows)
+    assert before <= rows[0].created_at <= rows[-1].created_at <= timezone.now()
+    assert buffer.waiting() == 0
+
+
+def test_a_lone_row_is_written_once_the_interval_has_passed(buffer, settings):
+    settings.ACTIVITY_FLUSH_SECONDS = 0.2
+    settings.ACTIVITY_BATCH_ROWS = 1000
+    selectors.search_events(visitor=Visitor(), mode="api")
+
+    assert _eventually(lambda: Activity.objects.count() == 1)
+    time.sleep(0.5)
+    assert Activity.objects.count() == 1  # written once
+
+
+def test_a_refusal_naming_an_event_is_written_with_that_event(buffer):
+    event = EventFactory()
+    with pytest.raises(AuthRequired):
+        services.register_event(visitor=Visitor(), mode="agent", event_id=event.public_id)
+    with pytest.raises(AuthRequired):
+        services.register_event(visitor=Visitor(), mode="agent", event_id="evt-not-there")
+
+    assert buffer.flush() == 2
+    rows = {row.event_id: row for row in Activity.objects.all()}
+    assert set(rows) == {event.pk, None}
+    assert {row.outcome for row in rows.values()} == {"SIGN_IN_REQUIRED"}
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{db['NAME']}"
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def _gunicorn(flush_seconds: str) -> tuple[subprocess.Popen, str]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url(),
+        "DEBUG": "0",
+        "SECRET_KEY": "test-only",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "ACTIVITY_FLUSH_SECONDS": flush_seconds,
+        "ACTIVITY_BATCH_ROWS": "100000",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "2"],
+        cwd=settings.BASE_DIR,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(150):
+        try:
+            urllib.request.urlopen(f"{base}/health", timeout=2)
+            return process, base
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise AssertionError("gunicorn did not start")
+
+
+def _search(base: str, calls: int) -> None:
+    for _ in range(calls):
+        with urllib.request.urlopen(f"{base}/api/events?location=taipei", timeout=10) as response:
+            assert response.status == 200
+
+
+def test_a_graceful_stop_of_gunicorn_writes_every_waiting_row():
+    EventFactory.create_batch(2)
+    process, base = _gunicorn(flush_seconds="3600")  # an hour: only the stop can write them
+    try:
+        _search(base, 40)
+        time.sleep(0.5)
+        assert Activity.objects.count() == 0  # waiting in the workers
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+
+    rows = Activity.objects.filter(action="search_events", mode="api", outcome="OK")
+    assert rows.count() == Activity.objects.count() == 40
+    assert rows.filter(created_at__lt=timezone.now() - timedelta(minutes=5)).count() == 0
+
+
+def test_gunicorn_workers_write_on_the_interval_without_stopping():
+    EventFactory.create_batch(2)
+    process, base = _gunicorn(flush_seconds="0.2")
+    try:
+        _search(base, 25)
+        assert _eventually(lambda: Activity.objects.count() == 25, seconds=10)
+        time.sleep(0.5)
+        assert Activity.objects.count() == 25
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    assert Activity.objects.count() == 25
