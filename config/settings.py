@@ -247,7 +247,7 @@ REST_FRAMEWORK = {
     ],
     "EXCEPTION_HANDLER": "events.api.exceptions.api_exception_handler",
     "DEFAULT_PERMISSION_CLASSES": ["events.api.scopes.TokenScope"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["events.api.renderers.OrjsonRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",

@@ -18,12 +18,15 @@ from rest_framework import serializers
 
 from events.api.inputs import repeated_parameters, unknown_parameters
 from events.api.serializers import EventSearchInput
+from events.selectors import DEFAULT_PAGE_SIZE, MAX_OFFSET
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
 
 #: Parameters of the list page that are not search conditions.
 PAGE_PARAM = "page"
+#: The last page the list can ask for (its offset must stay within the API's bound).
+MAX_PAGE = MAX_OFFSET // DEFAULT_PAGE_SIZE
 
 # Page labels for the serializer's fields; a field without one falls back to the serializer's label.
 LABELS = {
@@ -130,6 +133,6 @@ EventSearchForm.base_fields = EventSearchForm.declared_fields = {
 def page_number(data: QueryDict) -> int | None:
     """The requested results page (1 when absent), or None when the value is not a positive integer."""
     raw = data.get(PAGE_PARAM, "1").strip() or "1"
-    if not raw.isdigit() or int(raw) < 1:
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE:
         return None
     return int(raw)

@@ -18,6 +18,8 @@ from .visitors import Visitor
 QUERY_MAX_LENGTH = 100
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 50
+#: Far beyond any catalogue, and small enough for every database's OFFSET (SQLite's is 64-bit).
+MAX_OFFSET = 1_000_000_000
 #: What a search result's event carries without seats: the API's and the tools' event summary.
 SUMMARY_FIELDS = ("public_id", "title", "summary", "starts_at", "location", "price", "level")
 

@@ -14,7 +14,7 @@ from rest_framework import serializers
 
 from events.choices import Level, Location, Price
 from events.models import PUBLIC_ID_PATTERN, Event, Registration
-from events.selectors import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, QUERY_MAX_LENGTH
+from events.selectors import DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE, QUERY_MAX_LENGTH
 
 
 class EventSearchInput(serializers.Serializer):
@@ -47,7 +47,7 @@ class EventSearchPageInput(EventSearchInput):
     limit = serializers.IntegerField(
         required=False, min_value=1, max_value=MAX_PAGE_SIZE, default=DEFAULT_PAGE_SIZE
     )
-    offset = serializers.IntegerField(required=False, min_value=0, default=0)
+    offset = serializers.IntegerField(required=False, min_value=0, max_value=MAX_OFFSET, default=0)
 
 
 class EventRefInput(serializers.Serializer):

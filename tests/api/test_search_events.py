@@ -101,6 +101,7 @@ def test_search_events_null_like_blank_query_means_no_query(api, catalogue):
         ({"limit": "0"}, "limit"),
         ({"limit": "x"}, "limit"),
         ({"offset": "-1"}, "offset"),
+        ({"offset": "522874014870663231092817920"}, "offset"),  # beyond any database's OFFSET
     ],
 )
 def test_search_events_bad_values_get_validation_error_with_fields(api, catalogue, params, field):

@@ -148,7 +148,13 @@ def test_zero_results_in_the_htmx_partial_too(en_client, event):
 
 @pytest.mark.parametrize(
     "params",
-    [{"location": "mars"}, {"colour": "blue"}, {"query": "x" * 101}, {"page": "abc"}],
+    [
+        {"location": "mars"},
+        {"colour": "blue"},
+        {"query": "x" * 101},
+        {"page": "abc"},
+        {"page": "522874014870663231092817920"},
+    ],
 )
 def test_invalid_parameters_show_form_errors_and_no_results(en_client, event, params):
     response = en_client.get(URL, params)

@@ -47,6 +47,7 @@ def test_search_form_max_length_equals_the_serializer_max_length():
         "location=taipei&location=online",
         "page=0",
         "page=two",
+        "page=99999999999999999999999",
     ],
 )
 def test_search_form_refuses_what_the_serializer_or_the_page_refuses(query):
