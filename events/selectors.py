@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, Exists, Func, IntegerField, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 
 from .activity import records_activity
@@ -20,6 +20,7 @@ DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 50
 #: Far beyond any catalogue, and small enough for every database's OFFSET (SQLite's is 64-bit).
 MAX_OFFSET = 1_000_000_000
+COUNT_ALL = Func(template="COUNT(*)", output_field=IntegerField())
 #: What a search result's event carries without seats: the API's and the tools' event summary.
 SUMMARY_FIELDS = ("public_id", "title", "summary", "starts_at", "location", "price", "level")
 
@@ -111,16 +112,17 @@ def search_events(
         name: value for name, value in (("location", location), ("price", price), ("level", level)) if value
     }
     events = Event.objects.published().upcoming().matching(query).filter(**filters)
-    total = events.count()
-    page: list = []
-    if total:
-        ordered = with_saved(events.with_seats() if with_seats else events, visitor=visitor).order_by(
-            "starts_at", "id"
-        )
-        if not with_seats:
-            saved = ("visitor_saved",) if "visitor_saved" in ordered.query.annotations else ()
-            ordered = ordered.values_list(*SUMMARY_FIELDS, *saved, named=True)
-        page = list(ordered[offset : offset + limit])
+    # The total rides along with the page, as a subquery PostgreSQL and SQLite run once: one
+    # statement, not a count and then a page. Only a page past the end needs a count of its own.
+    ordered = with_saved(events.with_seats() if with_seats else events, visitor=visitor).annotate(
+        total_matching=Subquery(events.order_by().annotate(n=COUNT_ALL).values("n"))
+    )
+    ordered = ordered.order_by("starts_at", "id")
+    if not with_seats:
+        saved = ("visitor_saved",) if "visitor_saved" in ordered.query.annotations else ()
+        ordered = ordered.values_list(*SUMMARY_FIELDS, *saved, "total_matching", named=True)
+    page: list = list(ordered[offset : offset + limit])
+    total = page[0].total_matching if page else (events.count() if offset else 0)
     applied = {"query": query, **filters} if query else dict(filters)
     return SearchResult(
         events=page,

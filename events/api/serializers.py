@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.urls import reverse
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -65,8 +66,6 @@ class NoInput(serializers.Serializer):
 
 
 def _iso(value) -> str:
-    from django.utils import timezone
-
     return timezone.localtime(value).isoformat()
 
 
@@ -91,16 +90,28 @@ class EventSummarySerializer(serializers.Serializer):
         machinery (a deep copy of the fields per serializer, a lookup per attribute) was a fifth of an
         API search (bench/profiles/README.md). tests/api/test_fast_representation.py holds it equal to
         the generic representation."""
-        return {
+        return summaries([event])[0]
+
+
+def summaries(events: list) -> list[dict[str, Any]]:
+    """EventSummarySerializer's representation of each event, with what is the same for all of them
+    (the URL around the id, the visitor's time zone) worked out once."""
+    sample = "evt-0"  # ids match PUBLIC_ID_PATTERN: nothing in them needs quoting in a path
+    head, tail = reverse("event-detail", kwargs={"event_id": sample}).split(sample)
+    zone = timezone.get_current_timezone()
+    return [
+        {
             "id": event.public_id,
-            "url": self.get_url(event),
+            "url": f"{head}{event.public_id}{tail}",
             "title": event.title,
             "summary": event.summary,
-            "startsAt": _iso(event.starts_at),
+            "startsAt": event.starts_at.astimezone(zone).isoformat(),
             "location": event.location,
             "price": event.price,
             "level": event.level,
         }
+        for event in events
+    ]
 
 
 class EventDetailSerializer(EventSummarySerializer):
@@ -229,14 +240,13 @@ class SearchOutput(_Read):
 
     def to_representation(self, result: Any) -> dict[str, Any]:
         """The declared fields in their order, built directly (see EventSummarySerializer)."""
-        summary = EventSummarySerializer()
         body = {
             "ok": True,
             "count": result.count,
             "total": result.total,
             "limit": result.limit,
             "offset": result.offset,
-            "events": [summary.to_representation(event) for event in result.events],
+            "events": summaries(result.events),
             "appliedFilters": dict(result.applied_filters),
             "uiUpdated": False,
             "stateVersion": self.context["state_version"],
