@@ -9,6 +9,7 @@ tests/api/test_renderer.py compares the two byte for byte.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -21,7 +22,10 @@ _OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
 class OrjsonRenderer(JSONRenderer):
     def render(
-        self, data: Any, accepted_media_type: str | None = None, renderer_context: dict | None = None
+        self,
+        data: Any,
+        accepted_media_type: str | None = None,
+        renderer_context: Mapping[str, Any] | None = None,
     ) -> bytes:
         if data is None:
             return b""
