@@ -82,6 +82,12 @@ bench: messages chromium
 	@command -v wrk >/dev/null || { echo "Installing wrk"; $(call APT_INSTALL,wrk); }
 	$(PY) -m bench.run $(BENCH_ARGS)
 
+# Where one gunicorn worker spends its time on a path, sampled by py-spy: bench/profiles/ (bench/profile.py).
+.PHONY: profile
+profile: messages
+	@command -v wrk >/dev/null || { echo "Installing wrk"; $(call APT_INSTALL,wrk); }
+	$(PY) -m bench.profile $(PROFILE_ARGS)
+
 # Five minutes of steady mixed traffic: no 5xx, worker memory growth < 10 % (bench/soak.py).
 .PHONY: soak
 soak: messages

@@ -39,6 +39,7 @@ from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
+from bench.figures.scale import RARE_COUNT, RARE_WORDS  # noqa: E402
 from events import demo_data  # noqa: E402
 from events.choices import EventStatus, Level, Location, Price, RegistrationStatus  # noqa: E402
 from events.models import Activity, Event, Registration, SavedEvent  # noqa: E402
@@ -108,6 +109,20 @@ def populate(args: argparse.Namespace) -> dict[str, Any]:
     )
     single.full_clean()
     single.save()
+    Event.objects.bulk_create(
+        Event(
+            public_id=f"evt-bench-rare-{index}-{n}",
+            title=f"{word} 小聚 #{n}",
+            summary="每個資料集都一樣多的關鍵字活動。",
+            starts_at=base + timedelta(days=2, hours=n),
+            ends_at=base + timedelta(days=2, hours=n + 1),
+            location=Location.ONLINE,
+            level=Level.BEGINNER,
+            status=EventStatus.PUBLISHED,
+        )
+        for index, word in enumerate(RARE_WORDS)
+        for n in range(RARE_COUNT)
+    )
     if args.demo:
         call_command("seed_demo", verbosity=0)
     result: dict[str, Any] = {

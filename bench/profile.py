@@ -1,0 +1,167 @@
+"""`make profile`: where one gunicorn worker spends its time serving a path, sampled by py-spy.
+
+    .venv/bin/python -m bench.profile                              # the API search of the bench
+    .venv/bin/python -m bench.profile --path /bench/floor?location=taipei --name floor
+
+The bench's own database (10 000 events, as `make bench`), one gunicorn sync worker, wrk keeping two
+connections busy, and py-spy sampling that worker 250 times a second for the given seconds. It
+writes `bench/profiles/<name>.svg` (a flame graph: open it in a browser) and `bench/profiles/<name>.txt`
+(the frames that hold the most samples, inclusive), and prints the worker's requests per second.
+bench/profiles/README.md says what the profiles showed and what was changed because of them.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from bench import load
+from bench.figures.throughput import SEARCH_PATH
+from bench.infra import PYTHON, ROOT, BenchError, log
+from bench.session import Session, argument_parser
+from bench.session import main as run_session
+from harness.server import ServerProcess
+
+PROFILES = ROOT / "bench" / "profiles"
+EVENTS = 10_000
+RATE = 250  # samples per second
+# Frames every sample of the worker passes through (gunicorn's loop, the interpreter's start).
+BOILERPLATE = (
+    "Arbiter.",
+    "SyncWorker.run",
+    "BaseApplication.",
+    "Application.",
+    "Worker.init_process",
+    "run (gunicorn",
+    "_run_",
+    "<module> (gunicorn",
+)
+
+
+def py_spy() -> str:
+    found = shutil.which("py-spy", path=str(Path(PYTHON).parent)) or shutil.which("py-spy")
+    if not found:
+        raise BenchError("py-spy is not installed: `make install` puts it in .venv (dev dependency)")
+    return found
+
+
+def one_worker(port: int) -> list[str]:
+    return [
+        PYTHON,
+        "-m",
+        "gunicorn",
+        "config.wsgi:application",
+        "--workers",
+        "1",
+        "--bind",
+        f"127.0.0.1:{port}",
+    ]
+
+
+def worker_pid(server: ServerProcess) -> int:
+    assert server.process is not None
+    children = subprocess.run(
+        ["pgrep", "-P", str(server.process.pid)], capture_output=True, text=True, check=False
+    ).stdout.split()
+    if len(children) != 1:
+        raise BenchError(f"expected one gunicorn worker, found {children}")
+    return int(children[0])
+
+
+def top_frames(raw: Path, *, count: int = 45) -> str:
+    """The frames holding the most samples (inclusive), from py-spy's collapsed stacks."""
+    total = 0
+    inclusive: collections.Counter[str] = collections.Counter()
+    for line in raw.read_text().splitlines():
+        stack, _, samples = line.rpartition(" ")
+        total += int(samples)
+        frames = {
+            re.sub(r"\(/.*?/(site-packages|lib/python3\.\d+)/", "(", frame) for frame in stack.split(";")
+        }
+        for frame in frames:
+            inclusive[re.sub(r"\(/.*?/main/", "(", frame)] += int(samples)
+    lines = [f"{total} samples; share of samples in which the frame is on the stack (inclusive)", ""]
+    served = [(frame, n) for frame, n in inclusive.most_common() if not frame.startswith(BOILERPLATE)]
+    lines += [f"{100 * n / total:5.1f}%  {frame}" for frame, n in served[:count]]
+    return "\n".join(lines) + "\n"
+
+
+def measure(session: Session, *, path: str, name: str, seconds: float) -> dict:
+    url = session.dbs.create("bench_agentready_profile")
+    session.manage(url, "migrate")
+    session.populate(url, "profile", "--events", str(EVENTS), "--demo")
+    server = ServerProcess(
+        "profile", one_worker, env=session.env_for(url), log_path=session.workdir / "gunicorn-profile.log"
+    )
+    session.servers.append(server)  # type: ignore[arg-type]  (stopped with the session's servers)
+    base = server.start()
+    load.wrk(base + path, connections=2, threads=1, seconds=2)  # warm up
+    PROFILES.mkdir(exist_ok=True)
+    raw = session.workdir / f"{name}.raw"
+    svg = PROFILES / f"{name}.svg"
+    pid = worker_pid(server)
+    measured: dict = {}
+    traffic = threading.Thread(
+        target=lambda: measured.update(
+            slice=load.wrk(base + path, connections=2, threads=1, seconds=seconds + 2)
+        )
+    )
+    traffic.start()
+    log(f"py-spy: worker {pid}, {seconds:.0f} s at {RATE} Hz while wrk requests {path}")
+    for fmt, target in (("raw", raw), ("flamegraph", svg)):
+        subprocess.run(
+            [
+                py_spy(),
+                "record",
+                "-p",
+                str(pid),
+                "-d",
+                str(int(seconds / 2)),
+                "-r",
+                str(RATE),
+                "-f",
+                fmt,
+                "-o",
+                str(target),
+                "--nonblocking",
+            ],
+            check=True,
+            capture_output=True,
+        )
+    traffic.join()
+    (PROFILES / f"{name}.txt").write_text(
+        f"{path}, one gunicorn worker, wrk at 2 connections, py-spy at {RATE} Hz\n"
+        + f"{measured['slice'].rate:.0f} requests/s while sampled (py-spy slows the worker)\n\n"
+        + top_frames(raw)
+    )
+    return {"path": path, "rate": measured["slice"].rate, "svg": str(svg.relative_to(ROOT))}
+
+
+def main(argv: list[str]) -> int:
+    parser = argument_parser("python -m bench.profile", __doc__)
+    parser.add_argument("--path", default=SEARCH_PATH, help="the path to request (default: the API search)")
+    parser.add_argument("--name", default="api-search", help="file name under bench/profiles/")
+    parser.add_argument("--seconds", type=float, default=20, help="sampling time in all")
+    args = parser.parse_args(argv)
+    load.require_wrk()
+
+    def report(session: Session, result: dict) -> int:
+        print(f"{result['path']}: {result['rate']:.0f} req/s while sampled; wrote {result['svg']} and .txt")
+        return 0
+
+    return run_session(
+        "bench",
+        lambda session: measure(session, path=args.path, name=args.name, seconds=args.seconds),
+        report,
+        force_sqlite=args.sqlite,
+        time_limit_s=900,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
