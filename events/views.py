@@ -149,10 +149,29 @@ def _list_context(
             first_number=result.offset + 1,
             last_number=result.offset + result.count,
             # The detail page builds its "back to results" link from this (validated there again).
-            from_query=_querydict({**form.conditions, **({PAGE_PARAM: str(page)} if page > 1 else {})}),
+            from_query=_from_query(form),
         )
     context["webmcp_state"] = _page_state(request, visitor)
     return context
+
+
+def _card_context(request: HtmxHttpRequest, event_id: str, query: str) -> dict[str, Any]:
+    """One event's card as the list page at `query` shows it, with the page's manifest."""
+    visitor = visitor_from_request(request)
+    details = selectors.get_event_details(visitor=visitor, mode=None, event_id=event_id)
+    form = EventSearchForm(QueryDict(query))
+    return {
+        "event": details.event,
+        "saved_ids": {details.event.public_id} if details.is_saved else set(),
+        "from_query": _from_query(form) if form.is_valid() else None,
+        "webmcp_state": _page_state(request, visitor),
+    }
+
+
+def _from_query(form: EventSearchForm) -> QueryDict:
+    """The list's conditions and page, from which the event page builds its "back to results" link."""
+    page = form.page
+    return _querydict({**form.conditions, **({PAGE_PARAM: str(page)} if page > 1 else {})})
 
 
 # ── /events/<id>/ ─────────────────────────────────────────────────────────────────────────────
@@ -401,10 +420,8 @@ def _after_write(
         response = _render_me(request, region=True)
     elif tool and origin.path == reverse("event-list"):
         request.resolver_match = resolve(reverse("event-list"))
-        visitor = visitor_from_request(request)
-        form = EventSearchForm(QueryDict(origin.query))
         response = render(
-            request, "events/event_list.html#region", _list_context(request, visitor, form, mode=None)
+            request, "events/event_list.html#card_answer", _card_context(request, event_id, origin.query)
         )
     else:
         request.resolver_match = resolve(reverse("event-detail", kwargs={"event_id": event_id}))
