@@ -184,14 +184,14 @@ def http_get(url: str, *, timeout: float = 10) -> tuple[int, bytes]:
         return error.code, error.read()
 
 
-def gunicorn(port: int) -> list[str]:
+def gunicorn(port: int, *, workers: int = WORKERS) -> list[str]:
     return [
         PYTHON,
         "-m",
         "gunicorn",
         "config.wsgi:application",
         "--workers",
-        str(WORKERS),
+        str(workers),
         "--bind",
         f"127.0.0.1:{port}",
         "--timeout",

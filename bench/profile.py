@@ -13,6 +13,7 @@ bench/profiles/README.md says what the profiles showed and what was changed beca
 from __future__ import annotations
 
 import collections
+import functools
 import re
 import shutil
 import subprocess
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from bench import load
 from bench.figures.throughput import SEARCH_PATH
-from bench.infra import PYTHON, ROOT, BenchError, log
+from bench.infra import PYTHON, ROOT, BenchError, gunicorn, log
 from bench.session import Session, argument_parser
 from bench.session import main as run_session
 from harness.server import ServerProcess
@@ -48,19 +49,6 @@ def py_spy() -> str:
     if not found:
         raise BenchError("py-spy is not installed: `make install` puts it in .venv (dev dependency)")
     return found
-
-
-def one_worker(port: int) -> list[str]:
-    return [
-        PYTHON,
-        "-m",
-        "gunicorn",
-        "config.wsgi:application",
-        "--workers",
-        "1",
-        "--bind",
-        f"127.0.0.1:{port}",
-    ]
 
 
 def worker_pid(server: ServerProcess) -> int:
@@ -96,7 +84,10 @@ def measure(session: Session, *, path: str, name: str, seconds: float) -> dict:
     session.manage(url, "migrate")
     session.populate(url, "profile", "--events", str(EVENTS), "--demo")
     server = ServerProcess(
-        "profile", one_worker, env=session.env_for(url), log_path=session.workdir / "gunicorn-profile.log"
+        "profile",
+        functools.partial(gunicorn, workers=1),
+        env=session.env_for(url),
+        log_path=session.workdir / "gunicorn-profile.log",
     )
     session.servers.append(server)  # type: ignore[arg-type]  (stopped with the session's servers)
     base = server.start()

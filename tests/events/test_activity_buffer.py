@@ -15,7 +15,6 @@ from datetime import timedelta
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 
 from events import activity, selectors, services
@@ -23,6 +22,7 @@ from events.errors import AuthRequired
 from events.models import Activity
 from events.visitors import Visitor
 from tests.factories import EventFactory
+from tests.tasks import database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -87,21 +87,13 @@ def test_a_refusal_naming_an_event_is_written_with_that_event(buffer):
     assert {row.outcome for row in rows.values()} == {"SIGN_IN_REQUIRED"}
 
 
-def _database_url() -> str:
-    db = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{db['NAME']}"
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 def _gunicorn(flush_seconds: str) -> tuple[subprocess.Popen, str]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     env = {
         **os.environ,
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": database_url(),
         "DEBUG": "0",
         "SECRET_KEY": "test-only",
         "ALLOWED_HOSTS": "127.0.0.1",
