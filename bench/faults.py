@@ -47,7 +47,6 @@ import argparse
 import http.client
 import json
 import os
-import platform
 import pwd
 import random
 import shutil
@@ -62,9 +61,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import memory
-from bench.infra import DB_PREFIX, PYTHON, ROOT, WORKERS, BenchError, Server, last_json_line, log, run
+from bench.infra import DB_PREFIX, PYTHON, WORKERS, BenchError, Server, last_json_line, log, run
 from bench.load import CSRF
-from bench.session import CONN_MAX_AGE, RESULTS, THROTTLE, base_env
+from bench.session import CONN_MAX_AGE, base_env, write_record
 from bench.tables import markdown
 from harness import HarnessError
 from harness.revision import checkout_revision
@@ -709,32 +708,15 @@ def report(result: dict, args: argparse.Namespace, started: datetime) -> int:
     print(context)
     print(text)
     if not args.no_record:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        path = RESULTS / f"faults-{started:%Y%m%dT%H%M%SZ}.json"
-        record = {
-            "started": started.isoformat(),
-            "finished": finished.isoformat(),
-            "parameters": dict(vars(args)),
-            "machine": {
-                "cpus": os.cpu_count(),
-                "platform": platform.platform(),
-                "python": platform.python_version(),
-            },
-            "server": {
-                "gunicorn_workers": WORKERS,
-                "worker_class": "sync",
-                "debug": False,
-                "conn_max_age": args.conn_max_age,
-                "conn_health_checks": True,
-                "write_throttle_rate": THROTTLE,
-            },
-            "revision": revision,
-            "context": context,
-            "table_markdown": text,
-            "result": result,
-        }
-        path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-        print(f"\nwrote {path.relative_to(ROOT)}")
+        write_record(
+            prefix="faults-",
+            started=started,
+            finished=finished,
+            revision=revision,
+            about={"parameters": dict(vars(args))},
+            results={"context": context, "table_markdown": text, "result": result},
+            server={"conn_max_age": args.conn_max_age, "conn_health_checks": True},
+        )
     for violation in result["violations"]:
         print(f"FAULTS FAILED: {violation}", file=sys.stderr)
     if not result["violations"]:

@@ -148,33 +148,54 @@ class Session:
             banner(text)
 
     def write_result(self, about: dict[str, Any], results: dict[str, Any], *, prefix: str = "") -> Path:
-        """`bench/results/<prefix><started>.json`: `about` (what was asked), then the machine, database,
-        server and revision, then `results`."""
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        path = RESULTS / f"{prefix}{self.started:%Y%m%dT%H%M%SZ}.json"
-        record = {
-            "started": self.started.isoformat(),
-            "finished": self.finished.isoformat() if self.finished else None,
-            **about,
-            "database": {"vendor": self.dbs.vendor, "version": self.dbs.version},
-            "machine": {
-                "cpus": os.cpu_count(),
-                "platform": platform.platform(),
-                "python": platform.python_version(),
-            },
-            "server": {
-                "gunicorn_workers": WORKERS,
-                "worker_class": "sync",
-                "debug": False,
-                "conn_max_age": CONN_MAX_AGE,
-                "write_throttle_rate": THROTTLE,
-            },
-            "revision": self.revision,
-            **results,
-        }
-        path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-        print(f"\nwrote {path.relative_to(ROOT)}")
-        return path
+        """`bench/results/<prefix><started>.json` for this session (see `write_record`)."""
+        return write_record(
+            prefix=prefix,
+            started=self.started,
+            finished=self.finished,
+            revision=self.revision,
+            about={**about, "database": {"vendor": self.dbs.vendor, "version": self.dbs.version}},
+            results=results,
+        )
+
+
+def write_record(
+    *,
+    prefix: str,
+    started: datetime,
+    finished: datetime | None,
+    revision: str,
+    about: dict[str, Any],
+    results: dict[str, Any],
+    server: dict[str, Any] | None = None,
+) -> Path:
+    """`bench/results/<prefix><started>.json`: `about` (what was asked), then the machine, the server
+    (the bench's settings, with `server` overriding) and the revision, then `results`."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{prefix}{started:%Y%m%dT%H%M%SZ}.json"
+    record = {
+        "started": started.isoformat(),
+        "finished": finished.isoformat() if finished else None,
+        **about,
+        "machine": {
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+        },
+        "server": {
+            "gunicorn_workers": WORKERS,
+            "worker_class": "sync",
+            "debug": False,
+            "conn_max_age": CONN_MAX_AGE,
+            "write_throttle_rate": THROTTLE,
+            **(server or {}),
+        },
+        "revision": revision,
+        **results,
+    }
+    path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    print(f"\nwrote {path.relative_to(ROOT)}")
+    return path
 
 
 def update_readme(text: str) -> None:

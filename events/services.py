@@ -6,9 +6,10 @@ never on a no-op.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef, Subquery
@@ -473,13 +474,8 @@ def _seat_state(event: Event, visitor: Visitor) -> _SeatState:
         )
         .get()
     )
-    facts = (
-        policies.EventFacts.of(event)
-        if event.capacity is None
-        else policies.EventFacts.of(event, confirmed=row["confirmed_count"], held=row["held_count"])
-    )
     return _SeatState(
-        facts=facts,
+        facts=_locked_facts(event, row),
         anyone_waiting=row["anyone_waiting"],
         registration_id=row["active_id"] or row["newest_id"],
         registration_active=row["active_id"] is not None,
@@ -499,13 +495,17 @@ def _active_entry(visitor: Visitor, event: Event) -> WaitlistEntry | None:
     return WaitlistEntry.objects.filter(user=visitor.user, event=event, status__in=ACTIVE_WAITLIST).first()
 
 
-def _locked_facts(event: Event) -> policies.EventFacts:
-    """The event's facts with its seats counted now, under its row lock (taken by the caller)."""
+SEAT_COUNTS = ("confirmed_count", "held_count")  # annotated by EventQuerySet.with_seats
+
+
+def _locked_facts(event: Event, counted: Mapping[str, Any] | None = None) -> policies.EventFacts:
+    """The event's facts with its seats counted now, under its row lock (taken by the caller), by
+    `with_seats` (the one definition of a taken seat); `counted` when the caller has read them."""
     if event.capacity is None:
         return policies.EventFacts.of(event)
-    confirmed = Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).count()
-    held = WaitlistEntry.objects.filter(event=event, status=WaitlistStatus.OFFERED).count()
-    return policies.EventFacts.of(event, confirmed=confirmed, held=held)
+    if counted is None:
+        counted = Event.objects.filter(pk=event.pk).with_seats().values(*SEAT_COUNTS).get()
+    return policies.EventFacts.of(event, confirmed=counted["confirmed_count"], held=counted["held_count"])
 
 
 def _end_entry(entry: WaitlistEntry, status: WaitlistStatus, *, now: datetime) -> None:

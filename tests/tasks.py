@@ -2,11 +2,17 @@
 
 Only tasks that are due run, as in production; a retry or an expiry scheduled for later stays queued.
 Tests that depend on a separate worker process (killed, restarted) start `manage.py db_worker` instead
-(tests/events/test_worker.py).
+(tests/events/test_worker.py), and tests of the app server start gunicorn (`start_gunicorn`), both on
+the test database.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
+import urllib.request
 from unittest import mock
 
 from django.tasks import TaskResultStatus
@@ -48,10 +54,6 @@ def database_url() -> str:
 
 def start_worker(**env: str):
     """`manage.py db_worker` as production runs it, on the test database, in its own process."""
-    import os
-    import subprocess
-    import sys
-
     from django.conf import settings
 
     return subprocess.Popen(
@@ -62,3 +64,38 @@ def start_worker(**env: str):
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def start_gunicorn(*, workers: int = 1, **env: str) -> tuple[subprocess.Popen, str]:
+    """`gunicorn config.wsgi` as production runs it, on the test database, ready (its /health
+    answers); the process and its base URL. The caller stops it."""
+    from django.conf import settings
+
+    from harness.server import free_port
+
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "config.wsgi",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+        ],
+        cwd=settings.BASE_DIR,
+        env={**os.environ, "DATABASE_URL": database_url(), "DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1", **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(150):
+        try:
+            urllib.request.urlopen(f"{base}/health", timeout=2)
+            return process, base
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise AssertionError(f"the app server on {base} did not start")

@@ -5,11 +5,7 @@ write rate limit is counted across both (throttle counts live in Redis via REDIS
 """
 
 import json
-import os
 import socket
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 import uuid
@@ -21,6 +17,7 @@ from django.db import connection
 from django.test import Client
 
 from tests.factories import EventFactory, UserFactory
+from tests.tasks import start_gunicorn
 
 REDIS = ("127.0.0.1", 6379)
 CSRF = "s" * 32
@@ -34,36 +31,10 @@ def _reachable(address: tuple[str, int]) -> bool:
         return False
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _database_url() -> str:
-    db = connection.settings_dict
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 def _start(stack: ExitStack, env: dict[str, str]) -> str:
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
-        cwd=settings.BASE_DIR,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process, base = start_gunicorn(**env)
     stack.callback(lambda: (process.terminate(), process.wait(timeout=10)))
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(f"{base}/health", timeout=2)
-            return base
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError(f"the app server on {base} did not start")
+    return base
 
 
 def _call(base: str, method: str, path: str, session: str) -> tuple[int, dict]:
@@ -96,14 +67,10 @@ def test_two_app_servers_share_sessions_and_rate_limits():
     client.force_login(user)
     session = client.cookies[settings.SESSION_COOKIE_NAME].value
     env = {
-        **os.environ,
-        "DATABASE_URL": _database_url(),
         "REDIS_URL": "redis://127.0.0.1:6379/0",
         "CACHE_KEY_PREFIX": f"scale-{uuid.uuid4().hex}",
         "WRITE_THROTTLE_RATE": "3/min",
-        "DEBUG": "0",
         "SECRET_KEY": settings.SECRET_KEY,  # the session hash is signed with it
-        "ALLOWED_HOSTS": "127.0.0.1",
     }
     with ExitStack() as stack:
         first, second = _start(stack, env), _start(stack, env)

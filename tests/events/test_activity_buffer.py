@@ -4,17 +4,13 @@ waited the interval, and at a graceful stop. The rest of the suite writes each r
 (tests/conftest.py), so these tests are where the batched path is held to the contract: every call
 recorded exactly once, with the time of the call, nothing lost when gunicorn stops gracefully."""
 
-import os
 import signal
-import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from datetime import timedelta
 
 import pytest
-from django.conf import settings
 from django.utils import timezone
 
 from events import activity, selectors, services
@@ -22,7 +18,7 @@ from events.errors import AuthRequired
 from events.models import Activity
 from events.visitors import Visitor
 from tests.factories import EventFactory
-from tests.tasks import database_url
+from tests.tasks import start_gunicorn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -88,34 +84,12 @@ def test_a_refusal_naming_an_event_is_written_with_that_event(buffer):
 
 
 def _gunicorn(flush_seconds: str) -> tuple[subprocess.Popen, str]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "DEBUG": "0",
-        "SECRET_KEY": "test-only",
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "ACTIVITY_FLUSH_SECONDS": flush_seconds,
-        "ACTIVITY_BATCH_ROWS": "100000",
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "2"],
-        cwd=settings.BASE_DIR,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    return start_gunicorn(
+        workers=2,
+        SECRET_KEY="test-only",
+        ACTIVITY_FLUSH_SECONDS=flush_seconds,
+        ACTIVITY_BATCH_ROWS="100000",
     )
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(150):
-        try:
-            urllib.request.urlopen(f"{base}/health", timeout=2)
-            return process, base
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise AssertionError("gunicorn did not start")
 
 
 def _search(base: str, calls: int) -> None:
