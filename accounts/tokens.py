@@ -95,6 +95,11 @@ def authenticate_token(raw: str) -> AccessToken | None:
     return token
 
 
+def list_access_tokens(*, user) -> list[AccessToken]:
+    """`user`'s tokens that are not revoked (expired ones too, marked so on the page), newest first."""
+    return list(AccessToken.objects.filter(user=user, revoked_at__isnull=True))
+
+
 @transaction.atomic
 def revoke_access_token(*, user, token_id: int) -> bool:
     """Revoke one of `user`'s tokens at once; False when there is no such usable token."""

@@ -7,7 +7,7 @@ from . import views
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("password_reset/", views.password_reset, name="password_reset"),
-    path("tokens/", views.create_token, name="create-access-token"),
+    path("tokens/", views.access_tokens, name="access-tokens"),
     path("tokens/<int:token_id>/revoke/", views.revoke_token, name="revoke-access-token"),
     path("", include("django.contrib.auth.urls")),
 ]

@@ -13,11 +13,11 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from .forms import AccessTokenForm, SignUpForm
 from .lockout import note_reset, reset_pause
-from .tokens import TokenRefused, create_access_token, revoke_access_token
+from .tokens import TokenRefused, create_access_token, list_access_tokens, revoke_access_token
 
 
 @sensitive_post_parameters("password1", "password2")
@@ -40,11 +40,12 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 @never_cache
 @login_required
-@require_POST
-def create_token(request: HttpRequest) -> HttpResponse:
-    """Make a token and show it once, on this answer only (never in a message, a cookie or a log)."""
-    form = AccessTokenForm(request.POST)
-    if form.is_valid():
+@require_http_methods(["GET", "POST"])
+def access_tokens(request: HttpRequest) -> HttpResponse:
+    """The person's tokens and the form for a new one. A new token is shown once, on the answer to
+    its POST only (never in a message, a cookie or a log)."""
+    form = AccessTokenForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
         try:
             token, raw = create_access_token(
                 user=request.user,
@@ -56,7 +57,12 @@ def create_token(request: HttpRequest) -> HttpResponse:
             form.add_error(None, str(refusal))
         else:
             return render(request, "accounts/token_created.html", {"token": token, "raw": raw})
-    return render(request, "accounts/token_form.html", {"form": form}, status=400)
+    return render(
+        request,
+        "accounts/access_tokens.html",
+        {"form": form, "tokens": list_access_tokens(user=request.user)},
+        status=400 if request.method == "POST" else 200,
+    )
 
 
 @login_required
@@ -64,7 +70,7 @@ def create_token(request: HttpRequest) -> HttpResponse:
 def revoke_token(request: HttpRequest, token_id: int) -> HttpResponse:
     if revoke_access_token(user=request.user, token_id=token_id):
         messages.success(request, _("The token is revoked: it no longer works anywhere."))
-    return redirect("me")
+    return redirect("access-tokens")
 
 
 def password_reset(request: HttpRequest) -> HttpResponseBase:

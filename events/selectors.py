@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Count, Exists, Func, IntegerField, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, Exists, Func, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
 from .activity import records_activity
@@ -228,11 +228,8 @@ def list_registrations(*, visitor: Visitor, include_cancelled: bool = True) -> l
     registrations = Registration.objects.filter(user=visitor.user)
     if not include_cancelled:
         registrations = registrations.filter(status=RegistrationStatus.CONFIRMED)
-    return list(
-        registrations.prefetch_related(Prefetch("event", queryset=Event.objects.with_seats())).order_by(
-            "-updated_at", "-id"
-        )
-    )
+    # One statement: the registrations' cards and answers need no seat counts.
+    return list(registrations.select_related("event").order_by("-updated_at", "-id"))
 
 
 def saved_owner(visitor: Visitor) -> dict[str, object] | None:

@@ -159,10 +159,12 @@ def test_anonymous_registration_carries_a_bearer_challenge(db):
 # ── My events, the command line, the admin ────────────────────────────────────────────────────
 
 
-def test_my_events_makes_shows_once_lists_and_revokes(user):
+def test_the_tokens_page_makes_shows_once_lists_and_revokes(user):
     client = Client(headers=EN)
     client.force_login(user)
-    assert "Access tokens" in client.get("/me/").content.decode()
+    assert 'href="/accounts/tokens/"' in client.get("/me/").content.decode()  # My events links to it
+    empty = client.get("/accounts/tokens/")
+    assert empty.status_code == 200 and "You have no access tokens." in empty.content.decode()
     response = client.post(
         "/accounts/tokens/", {"name": "laptop agent", "scopes": ["events:read", "saved:write"], "days": "90"}
     )
@@ -172,11 +174,17 @@ def test_my_events_makes_shows_once_lists_and_revokes(user):
     raw = html.split('id="new-token" class="token-value">')[1].split("<")[0]
     assert tokens.digest(raw) == token.digest and token.scopes == ["events:read", "saved:write"]
     assert token.expires_at - token.created_at == timedelta(days=90)
-    page = client.get("/me/").content.decode()
+    page = client.get("/accounts/tokens/").content.decode()
     assert "laptop agent" in page and token.prefix in page and raw not in page
-    client.post(f"/accounts/tokens/{token.pk}/revoke/")
+    revoked = client.post(f"/accounts/tokens/{token.pk}/revoke/")
+    assert revoked.status_code == 302 and revoked["Location"] == "/accounts/tokens/"
     assert tokens.authenticate_token(raw) is None
-    assert "laptop agent" not in client.get("/me/").content.decode()
+    assert "laptop agent" not in client.get("/accounts/tokens/").content.decode()
+
+
+def test_the_tokens_page_needs_a_session():
+    response = Client().get("/accounts/tokens/")
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
 
 
 def test_someone_elses_token_cannot_be_revoked(user, other_user):
@@ -196,6 +204,7 @@ def test_making_a_token_needs_a_session_and_a_valid_form(user):
     client.force_login(user)
     response = client.post("/accounts/tokens/", {"name": "x", "scopes": ["admin:all"], "days": "30"})
     assert response.status_code == 400 and not AccessToken.objects.exists()
+    assert "admin:all" in response.content.decode()  # the refusal is said next to the form
 
 
 def test_the_command_prints_the_token_on_its_last_line(user):
