@@ -21,12 +21,13 @@ BASE_PYTHON := $(shell $(FIND_PYTHON))
 UV := $(shell p=$$(command -v uv 2>/dev/null) && "$$p" --version >/dev/null 2>&1 && echo "$$p" || echo .tools/bin/uv)
 UV_PYTHON_FLAG := $(if $(BASE_PYTHON),--python "$(BASE_PYTHON)",--python 3.12)
 
-.PHONY: help install run test test-fast lint format chromium messages evals bench clean which-uv
+.PHONY: help install run test test-fast lint format audit chromium messages evals bench clean which-uv
 
 help:
 	@echo "make run    install everything, migrate, load demo data, serve on http://$(HOST):$(PORT)/ with a task worker"
 	@echo "make test   install everything (Chromium included) and run the whole suite"
 	@echo "make lint   ruff check and format check, import contracts (lint-imports), types (mypy)"
+	@echo "make audit  known-vulnerable dependencies in uv.lock and the npm lockfiles fail (accepted: .ci/accepted-findings.toml)"
 
 .tools/bin/uv:
 	@boot=$$(command -v python3 || command -v python); \
@@ -72,6 +73,10 @@ test: messages chromium lighthouse/node_modules mcp-judges/node_modules
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc = 5 ]; then echo "pytest collected no tests: failing on purpose"; exit 1; fi; exit $$rc
+
+# Known vulnerabilities of the locked dependencies (PyPI's advisories, npm audit); see harness/audit.py.
+audit: install
+	$(PY) -m harness.audit
 
 # The scenario bank, no model: every case's expected calls on a freshly seeded site (evals/README.md).
 evals: messages chromium
