@@ -12,7 +12,9 @@ a synchronous INSERT and its commit on every call, reads included, was an eighth
 in one INSERT when `ACTIVITY_BATCH_ROWS` are waiting or the oldest has waited the flush interval, and
 at a normal exit (gunicorn's graceful stop, Ctrl-C, the end of a management command), so no row is
 lost then. A row keeps the time of its call; counts are exact once written, at most the interval
-late. A process killed without warning (SIGKILL, a worker timeout) loses at most its last interval's
+late. The thread keeps its database connection while rows keep coming (opening one a second cost the
+API search's slowest answers) and drops it when idle or after a database error. A process killed
+without warning (SIGKILL, a worker timeout) loses at most its last interval's
 rows. With `ACTIVITY_FLUSH_SECONDS=0` every row is written at once (the tests use that, and check the
 batched path on its own in tests/events/test_activity_buffer.py).
 """
@@ -136,6 +138,11 @@ class ActivityBuffer:
         if full:
             self._wake.set()
 
+    def close(self) -> None:
+        """Write what waits, and have the thread drop its database connection now."""
+        self.flush()
+        self._wake.set()
+
     def waiting(self) -> int:
         with self._lock:
             return len(self._rows)
@@ -151,6 +158,7 @@ class ActivityBuffer:
                 _write(taken)
             except DatabaseError:
                 logger.exception("Could not write %d activity rows; will try again", len(taken))
+                connection.close()  # the next try opens a fresh one (e.g. after a database restart)
                 with self._lock:
                     self._rows[:0] = taken
                     self._oldest = time.monotonic()
@@ -167,14 +175,14 @@ class ActivityBuffer:
             self._wake.wait(timeout=interval)
             self._wake.clear()
             with self._lock:
-                due = bool(self._rows) and (
+                waiting = bool(self._rows)
+                due = waiting and (
                     len(self._rows) >= _batch_rows() or time.monotonic() - self._oldest >= interval
                 )
             if due:
-                try:
-                    self.flush()
-                finally:
-                    connection.close()  # this thread holds no connection between batches
+                self.flush()  # the thread keeps its connection while rows keep coming
+            elif not waiting:
+                connection.close()  # idle: it holds no connection
 
 
 def _write(taken: list[tuple[Activity, str | None]]) -> None:

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-from django.db.models import Count, Exists, Func, IntegerField, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, Func, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from .activity import records_activity
 from .choices import ACTIVE_WAITLIST, Mode, RegistrationStatus
 from .errors import AuthRequired, EventNotFound
 from .models import Event, Registration, SavedEvent, VisitorState, WaitlistEntry
 from .policies import VisitorFacts
+from .statements import StatementCache
 from .visitors import Visitor
 
 QUERY_MAX_LENGTH = 100
@@ -111,18 +115,23 @@ def search_events(
     filters = {
         name: value for name, value in (("location", location), ("price", price), ("level", level)) if value
     }
-    events = Event.objects.published().upcoming().matching(query).filter(**filters)
-    # The total rides along with the page, as a subquery PostgreSQL and SQLite run once: one
-    # statement, not a count and then a page. Only a page past the end needs a count of its own.
-    ordered = with_saved(events.with_seats() if with_seats else events, visitor=visitor).annotate(
-        total_matching=Subquery(events.order_by().annotate(n=COUNT_ALL).values("n"))
+    now = timezone.now()
+    if with_seats:
+        events = _matching(now=now, query=query, filters=filters)
+        page: list = list(
+            _page(events.with_seats(), events, owner=saved_owner(visitor))[offset : offset + limit]
+        )
+    else:  # the same statement, compiled once per shape (events/statements.py)
+        owner = _owner_column(visitor)
+        values = {"now": now, **({"query": query} if query else {}), **filters}
+        if owner is not None:
+            values["owner"] = owner[1]
+        page = SUMMARY_PAGE.rows((limit, offset, owner[0] if owner else None), values)
+    total = (
+        page[0].total_matching
+        if page
+        else (_matching(now=now, query=query, filters=filters).count() if offset else 0)
     )
-    ordered = ordered.order_by("starts_at", "id")
-    if not with_seats:
-        saved = ("visitor_saved",) if "visitor_saved" in ordered.query.annotations else ()
-        ordered = ordered.values_list(*SUMMARY_FIELDS, *saved, "total_matching", named=True)
-    page: list = list(ordered[offset : offset + limit])
-    total = page[0].total_matching if page else (events.count() if offset else 0)
     applied = {"query": query, **filters} if query else dict(filters)
     return SearchResult(
         events=page,
@@ -198,6 +207,47 @@ def _count(rows):
     """A correlated COUNT(*) of `rows` (an OuterRef-filtered queryset) as an integer expression."""
     counted = rows.order_by().values("event").annotate(n=Count("pk")).values("n")
     return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
+def _matching(*, now: datetime, query: str, filters: dict[str, str]):
+    """Published events after `now` that match the keyword and every filter."""
+    return Event.objects.published().upcoming(now).matching(query).filter(**filters)
+
+
+def _page(annotated, events, *, owner: dict[str, object] | None):
+    """`annotated` in start order, with `visitor_saved` for an owner of saves and the total of
+    `events`: the total rides along as a subquery PostgreSQL and SQLite run once (one statement, not
+    a count and then a page; only a page past the end needs a count of its own)."""
+    if owner is not None:
+        annotated = annotated.annotate(
+            visitor_saved=Exists(SavedEvent.objects.filter(event=OuterRef("pk"), **owner))
+        )
+    total = Subquery(events.order_by().annotate(n=COUNT_ALL).values("n"))
+    return annotated.annotate(total_matching=total).order_by("starts_at", "id")
+
+
+def _summary_page(shape: Any, values: Mapping[str, Any]) -> QuerySet:
+    """The API's and the tools' search page: `SUMMARY_FIELDS` rows, the total and, for an owner of
+    saves, `visitor_saved`. `shape` is (limit, offset, owner column or None)."""
+    limit, offset, owner_column = shape
+    filters = {name: values[name] for name in ("location", "price", "level") if name in values}
+    events = _matching(now=values["now"], query=values.get("query", ""), filters=filters)
+    owner = {owner_column: values["owner"]} if owner_column else None
+    saved = ("visitor_saved",) if owner else ()
+    page = _page(events, events, owner=owner)
+    return page.values_list(*SUMMARY_FIELDS, *saved, "total_matching", named=True)[offset : offset + limit]
+
+
+SUMMARY_PAGE = StatementCache(_summary_page)
+
+
+def _owner_column(visitor: Visitor) -> tuple[str, object] | None:
+    """The column and value that select the visitor's saves (`saved_owner`, as a plain value)."""
+    if visitor.user is not None:
+        return ("user_id", visitor.user.pk)
+    if visitor.token:
+        return ("visitor_token", visitor.token)
+    return None
 
 
 def with_saved(events, *, visitor: Visitor):

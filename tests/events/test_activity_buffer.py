@@ -31,7 +31,7 @@ def buffer(settings, monkeypatch):
     settings.ACTIVITY_FLUSH_SECONDS = 60
     settings.ACTIVITY_BATCH_ROWS = 3
     yield fresh
-    fresh.flush()
+    fresh.close()
 
 
 def _eventually(predicate, *, seconds: float = 5) -> bool:
