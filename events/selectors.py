@@ -219,9 +219,7 @@ def _page(annotated, events, *, owner: dict[str, object] | None):
     `events`: the total rides along as a subquery PostgreSQL and SQLite run once (one statement, not
     a count and then a page; only a page past the end needs a count of its own)."""
     if owner is not None:
-        annotated = annotated.annotate(
-            visitor_saved=Exists(SavedEvent.objects.filter(event=OuterRef("pk"), **owner))
-        )
+        annotated = annotated.annotate(visitor_saved=_saved_by(owner))
     total = Subquery(events.order_by().annotate(n=COUNT_ALL).values("n"))
     return annotated.annotate(total_matching=total).order_by("starts_at", "id")
 
@@ -242,12 +240,17 @@ SUMMARY_PAGE = StatementCache(_summary_page)
 
 
 def _owner_column(visitor: Visitor) -> tuple[str, object] | None:
-    """The column and value that select the visitor's saves (`saved_owner`, as a plain value)."""
-    if visitor.user is not None:
-        return ("user_id", visitor.user.pk)
-    if visitor.token:
-        return ("visitor_token", visitor.token)
-    return None
+    """`saved_owner` as a column and a plain value, which a compiled statement can bind."""
+    owner = saved_owner(visitor)
+    if owner is None:
+        return None
+    [(name, value)] = owner.items()
+    return ("user_id", value.pk) if name == "user" else (name, value)  # type: ignore[attr-defined]
+
+
+def _saved_by(owner: dict[str, object]) -> Exists:
+    """Whether the owner of saves saved the outer event."""
+    return Exists(SavedEvent.objects.filter(event=OuterRef("pk"), **owner))
 
 
 def with_saved(events, *, visitor: Visitor):
@@ -255,7 +258,7 @@ def with_saved(events, *, visitor: Visitor):
     owner = saved_owner(visitor)
     if owner is None:
         return events
-    return events.annotate(visitor_saved=Exists(SavedEvent.objects.filter(event=OuterRef("pk"), **owner)))
+    return events.annotate(visitor_saved=_saved_by(owner))
 
 
 def list_saved(*, visitor: Visitor) -> list[Event]:
