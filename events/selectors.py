@@ -24,6 +24,8 @@ DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 50
 #: Far beyond any catalogue, and small enough for every database's OFFSET (SQLite's is 64-bit).
 MAX_OFFSET = 1_000_000_000
+#: Search pages up to this offset use compiled statements (events/statements.py); deeper ones the ORM.
+MAX_CACHED_OFFSET = 200
 COUNT_ALL = Func(template="COUNT(*)", output_field=IntegerField())
 #: What a search result's event carries without seats: the API's and the tools' event summary.
 SUMMARY_FIELDS = ("public_id", "title", "summary", "starts_at", "location", "price", "level")
@@ -126,7 +128,10 @@ def search_events(
         values = {"now": now, **({"query": query} if query else {}), **filters}
         if owner is not None:
             values["owner"] = owner[1]
-        page = SUMMARY_PAGE.rows((limit, offset, owner[0] if owner else None), values)
+        shape = (limit, offset, owner[0] if owner else None)
+        # Deep pages are rare: each would only take a place in the cache from a common one.
+        cached = offset <= MAX_CACHED_OFFSET
+        page = SUMMARY_PAGE.rows(shape, values) if cached else list(_summary_page(shape, values))
     total = (
         page[0].total_matching
         if page

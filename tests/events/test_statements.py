@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from events.models import Event
-from events.selectors import SUMMARY_PAGE, _summary_page
+from events.selectors import MAX_CACHED_OFFSET, SUMMARY_PAGE, _summary_page, search_events
 from events.statements import StatementCache, StatementMismatch, compile_shape
+from events.visitors import Visitor
 from tests.factories import EventFactory, SavedEventFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -117,3 +118,11 @@ def test_verification_catches_a_build_whose_sql_depends_on_a_value(catalogue):
     cache.rows((), {"word": "meetup"})
     with pytest.raises(StatementMismatch):
         cache.rows((), {"word": "Django"})
+
+
+def test_deep_pages_are_left_to_the_orm_and_take_no_place_in_the_cache(catalogue):
+    search_events(visitor=Visitor(), mode=None, offset=1)
+    compiled = len(SUMMARY_PAGE._compiled)
+    for offset in range(MAX_CACHED_OFFSET + 1, MAX_CACHED_OFFSET + 4):
+        assert search_events(visitor=Visitor(), mode=None, offset=offset).total == 15
+    assert len(SUMMARY_PAGE._compiled) == compiled
