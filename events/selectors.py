@@ -124,11 +124,11 @@ def search_events(
             _page(events.with_seats(), events, owner=saved_owner(visitor))[offset : offset + limit]
         )
     else:  # the same statement, compiled once per shape (events/statements.py)
-        owner = _owner_column(visitor)
-        values = {"now": now, **({"query": query} if query else {}), **filters}
-        if owner is not None:
-            values["owner"] = owner[1]
-        shape = (limit, offset, owner[0] if owner else None)
+        values: dict[str, object] = {"now": now, **({"query": query} if query else {}), **filters}
+        column = None
+        if owner := saved_owner(visitor):
+            [(column, values["owner"])] = owner.items()
+        shape = (limit, offset, column)
         # Deep pages are rare: each would only take a place in the cache from a common one.
         cached = offset <= MAX_CACHED_OFFSET
         page = SUMMARY_PAGE.rows(shape, values) if cached else list(_summary_page(shape, values))
@@ -244,15 +244,6 @@ def _summary_page(shape: Any, values: Mapping[str, Any]) -> QuerySet:
 SUMMARY_PAGE = StatementCache(_summary_page)
 
 
-def _owner_column(visitor: Visitor) -> tuple[str, object] | None:
-    """`saved_owner` as a column and a plain value, which a compiled statement can bind."""
-    owner = saved_owner(visitor)
-    if owner is None:
-        return None
-    [(name, value)] = owner.items()
-    return ("user_id", value.pk) if name == "user" else (name, value)  # type: ignore[attr-defined]
-
-
 def _saved_by(owner: dict[str, object]) -> Exists:
     """Whether the owner of saves saved the outer event."""
     return Exists(SavedEvent.objects.filter(event=OuterRef("pk"), **owner))
@@ -291,9 +282,10 @@ def list_registrations(*, visitor: Visitor, include_cancelled: bool = True) -> l
 
 
 def saved_owner(visitor: Visitor) -> dict[str, object] | None:
-    """The filter that selects the visitor's saves, or None when they cannot own any."""
+    """The filter that selects the visitor's saves, or None when they cannot own any: one column and
+    a plain value, which a compiled statement can bind too."""
     if visitor.user is not None:
-        return {"user": visitor.user}
+        return {"user_id": visitor.user.pk}
     if visitor.token:
         return {"visitor_token": visitor.token}
     return None
