@@ -21,6 +21,7 @@ import statistics
 import sys
 import time
 from datetime import UTC, datetime, timedelta
+from importlib import import_module
 from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
@@ -32,7 +33,6 @@ django.setup()
 from django.conf import settings  # noqa: E402
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model  # noqa: E402
 from django.contrib.auth.hashers import make_password  # noqa: E402
-from django.contrib.sessions.backends.db import SessionStore  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
@@ -171,9 +171,9 @@ def contention_setup(args: argparse.Namespace) -> dict[str, Any]:
     users = list(User.objects.filter(username__startswith="bench-user-").order_by("pk"))
     keys = []
     for user in users:
-        session = SessionStore()
+        session = import_module(settings.SESSION_ENGINE).SessionStore()
         session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[BACKEND_SESSION_KEY] = "accounts.backends.SessionUserBackend"
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.create()
         keys.append(session.session_key)

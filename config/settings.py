@@ -69,7 +69,7 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.AuthenticationMiddleware",  # the person read with the session (one statement)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -83,7 +83,7 @@ MIDDLEWARE = [
 # the attempts (Axes › Access attempts); deleting one lifts its pause.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "accounts.backends.SessionUserBackend",  # ModelBackend, taking the person the session row brought
 ]
 AXES_FAILURE_LIMIT = int(os.environ.get("SIGN_IN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("SIGN_IN_PAUSE_MINUTES", "15")))
@@ -227,7 +227,7 @@ ACTIVITY_BATCH_ROWS = int(os.environ.get("ACTIVITY_BATCH_ROWS", "200"))
 # turn it on), every call also compiles it through the ORM and fails unless both agree exactly.
 STATEMENT_CACHE_VERIFY = os.environ.get("STATEMENT_CACHE_VERIFY", "") == "1"
 
-SESSION_ENGINE = "django.contrib.sessions.backends.db"
+SESSION_ENGINE = "accounts.sessions"  # database sessions, read joined to their person
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 # With REDIS_URL, cache entries (and so rate-limit counts) are shared by every app server process.
