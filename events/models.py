@@ -60,15 +60,19 @@ class EventQuerySet(models.QuerySet["Event"]):
         the rows it returns, so a page of 10 events stays 10 lookups however many events match
         (measured by `make bench`, figure "scale").
         """
-
-        def count(rows: models.QuerySet) -> Coalesce:
-            counted = rows.filter(event=OuterRef("pk")).order_by().values("event").annotate(n=Count("pk"))
-            return Coalesce(Subquery(counted.values("n"), output_field=models.IntegerField()), 0)
-
+        here = OuterRef("pk")
         return self.annotate(
-            confirmed_count=count(Registration.objects.filter(status=RegistrationStatus.CONFIRMED)),
-            held_count=count(WaitlistEntry.objects.filter(status=WaitlistStatus.OFFERED)),
+            confirmed_count=count_rows(
+                Registration.objects.filter(event=here, status=RegistrationStatus.CONFIRMED)
+            ),
+            held_count=count_rows(WaitlistEntry.objects.filter(event=here, status=WaitlistStatus.OFFERED)),
         ).annotate(seats_left=F("capacity") - F("confirmed_count") - F("held_count"))
+
+
+def count_rows(rows: models.QuerySet) -> Coalesce:
+    """A correlated COUNT of `rows` (one event's rows, filtered by an OuterRef) as an integer: 0 for none."""
+    counted = rows.order_by().values("event").annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted, output_field=models.IntegerField()), 0)
 
 
 class Event(models.Model):
@@ -325,8 +329,9 @@ class WaitlistEntry(models.Model):
 
 
 class Notification(models.Model):
-    """An e-mail to send: written in the same transaction as the change that causes it (an outbox),
-    sent by the task worker, retried with backoff, and never sent twice for the same `key`."""
+    """An e-mail and its attempts: queued in the same transaction as the change that causes it (the
+    task is the outbox; events/outbox.py), written with the change's time by the worker's first attempt,
+    retried with backoff, and never sent twice for the same `key`."""
 
     kind = models.CharField(_("kind"), max_length=30, choices=NotificationKind.choices)
     key = models.CharField(_("idempotency key"), max_length=200, unique=True)

@@ -7,14 +7,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Exists, Func, IntegerField, OuterRef, Q, QuerySet, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import Exists, Func, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from .activity import records_activity
 from .choices import ACTIVE_WAITLIST, Mode, RegistrationStatus
 from .errors import AuthRequired, EventNotFound
-from .models import Event, Registration, SavedEvent, VisitorState, WaitlistEntry
+from .models import Event, Registration, SavedEvent, VisitorState, WaitlistEntry, count_rows
 from .policies import VisitorFacts
 from .statements import StatementCache
 from .visitors import Visitor
@@ -200,18 +199,12 @@ def list_waitlist(*, visitor: Visitor) -> list[WaitlistPlace]:
     entries = (
         WaitlistEntry.objects.filter(user=visitor.user, status__in=ACTIVE_WAITLIST)
         .select_related("event")
-        .annotate(ahead=_count(ahead))
+        .annotate(ahead=count_rows(ahead))
     )
     places = [WaitlistPlace(entry=entry, position=entry.ahead + 1) for entry in entries]
     return sorted(
         places, key=lambda place: (not place.entry.has_offer, place.event.starts_at, place.entry.pk)
     )
-
-
-def _count(rows):
-    """A correlated COUNT(*) of `rows` (an OuterRef-filtered queryset) as an integer expression."""
-    counted = rows.order_by().values("event").annotate(n=Count("pk")).values("n")
-    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 
 def _matching(*, now: datetime, query: str, filters: dict[str, str]):

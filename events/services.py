@@ -19,7 +19,7 @@ from . import outbox, policies, tasks
 from .activity import records_activity
 from .choices import ACTIVE_WAITLIST, EventStatus, Mode, NotificationKind, RegistrationStatus, WaitlistStatus
 from .errors import AuthRequired, EventNotFound, PermissionDenied, RegistrationNotFound
-from .models import Event, Registration, SavedEvent, VisitorState, WaitlistEntry
+from .models import Event, Registration, SavedEvent, VisitorState, WaitlistEntry, count_rows
 from .selectors import WaitlistPlace, saved_owner, state_version, waitlist_place
 from .visitors import Visitor
 
@@ -133,10 +133,7 @@ def register_event(*, visitor: Visitor, mode: Mode, event_id: str) -> Registrati
         raise AuthRequired()
     event = _public_event(event_id, lock=True)
     now = timezone.now()
-    seats = _seat_state(event, visitor)
-    if seats.anyone_waiting:  # expired offers end, and free seats go out, before this decision
-        _process_queue(event, now=now)
-        seats = _seat_state(event, visitor)
+    seats = _settled_seat_state(event, visitor, now=now)
     if seats.registration_active:
         return RegistrationResult(
             registration=_registration(seats, event),
@@ -361,15 +358,13 @@ def join_waitlist(*, visitor: Visitor, mode: Mode, event_id: str) -> WaitlistRes
         raise AuthRequired("Sign in to join the waiting list.")
     event = _public_event(event_id, lock=True)
     now = timezone.now()
-    _process_queue(event, now=now)
-    entry = _active_entry(visitor, event)
-    registered = Registration.objects.filter(
-        user=visitor.user, event=event, status=RegistrationStatus.CONFIRMED
-    ).exists()
+    seats = _settled_seat_state(event, visitor, now=now)
+    waiting = seats.entry_id is not None
     policies.may_join_waitlist(
-        _locked_facts(event), _facts(visitor, registered=registered, waiting=entry is not None), now=now
+        seats.facts, _facts(visitor, registered=seats.registration_active, waiting=waiting), now=now
     ).enforce()
-    if entry is not None:
+    if waiting:
+        entry = WaitlistEntry.objects.get(pk=seats.entry_id)
         return WaitlistResult(
             event=event,
             place=waitlist_place(entry),
@@ -379,7 +374,8 @@ def join_waitlist(*, visitor: Visitor, mode: Mode, event_id: str) -> WaitlistRes
     entry = WaitlistEntry.objects.create(event=event, user=visitor.user, joined_at=now)
     return WaitlistResult(
         event=event,
-        place=waitlist_place(entry),
+        # Behind everyone who joined until now, read under the lock: `waitlist_place`'s count, not redone.
+        place=WaitlistPlace(entry=entry, position=seats.joined_by_now + 1),
         already_waiting=False,
         state_version=bump_state_version(visitor=visitor),
     )
@@ -439,7 +435,9 @@ class _SeatState:
     """
 
     facts: policies.EventFacts
-    anyone_waiting: bool
+    anyone_waiting: bool  # an active entry (waiting or offered) on the event's list
+    offer_due: bool  # an offer whose time is up: `_process_queue` must end it
+    joined_by_now: int  # active entries that joined at or before `now`: the places ahead of a newcomer
     registration_id: int | None  # the visitor's confirmed registration, else their newest one
     registration_active: bool
     entry_id: int | None  # the visitor's active waiting-list entry
@@ -450,7 +448,19 @@ def _anyone_waiting(event_ref: str) -> Exists:
     return Exists(WaitlistEntry.objects.filter(event=OuterRef(event_ref), status__in=ACTIVE_WAITLIST))
 
 
-def _seat_state(event: Event, visitor: Visitor) -> _SeatState:
+def _settled_seat_state(event: Event, visitor: Visitor, *, now: datetime) -> _SeatState:
+    """The seat state a person's decision is taken on, after the queue has done what was due.
+
+    Expired offers end, and free seats go out, before the decision; the state is read again only if
+    that changed something.
+    """
+    seats = _seat_state(event, visitor, now=now)
+    if seats.anyone_waiting and (_process_queue(event, now=now, known=seats) or seats.offer_due):
+        seats = _seat_state(event, visitor, now=now)
+    return seats
+
+
+def _seat_state(event: Event, visitor: Visitor, *, now: datetime) -> _SeatState:
     mine = Registration.objects.filter(event=OuterRef("pk"), user=visitor.user).order_by("-updated_at", "-id")
     entry = WaitlistEntry.objects.filter(event=OuterRef("pk"), user=visitor.user, status__in=ACTIVE_WAITLIST)
     row = (
@@ -458,6 +468,16 @@ def _seat_state(event: Event, visitor: Visitor) -> _SeatState:
         .with_seats()
         .annotate(
             anyone_waiting=_anyone_waiting("pk"),
+            offer_due=Exists(
+                WaitlistEntry.objects.filter(
+                    event=OuterRef("pk"), status=WaitlistStatus.OFFERED, expires_at__lte=now
+                )
+            ),
+            joined_by_now=count_rows(
+                WaitlistEntry.objects.filter(
+                    event=OuterRef("pk"), status__in=ACTIVE_WAITLIST, joined_at__lte=now
+                )
+            ),
             active_id=Subquery(mine.filter(status=RegistrationStatus.CONFIRMED).values("pk")[:1]),
             newest_id=Subquery(mine.values("pk")[:1]),
             entry_id=Subquery(entry.values("pk")[:1]),
@@ -467,6 +487,8 @@ def _seat_state(event: Event, visitor: Visitor) -> _SeatState:
             "confirmed_count",
             "held_count",
             "anyone_waiting",
+            "offer_due",
+            "joined_by_now",
             "active_id",
             "newest_id",
             "entry_id",
@@ -477,6 +499,8 @@ def _seat_state(event: Event, visitor: Visitor) -> _SeatState:
     return _SeatState(
         facts=_locked_facts(event, row),
         anyone_waiting=row["anyone_waiting"],
+        offer_due=row["offer_due"],
+        joined_by_now=row["joined_by_now"],
         registration_id=row["active_id"] or row["newest_id"],
         registration_active=row["active_id"] is not None,
         entry_id=row["entry_id"],
@@ -514,19 +538,25 @@ def _end_entry(entry: WaitlistEntry, status: WaitlistStatus, *, now: datetime) -
     entry.save(update_fields=["status", "ended_at"])
 
 
-def _process_queue(event: Event, *, now: datetime) -> list[WaitlistEntry]:
+def _process_queue(event: Event, *, now: datetime, known: _SeatState | None = None) -> list[WaitlistEntry]:
     """Under the event's row lock: end its expired offers (telling each person), then offer each
     free seat to the next person waiting, in the order they joined. Returns the new offers.
 
     Runs inside the transaction of every change that can free a seat (a cancellation, a declined or
     expired offer, a capacity raise, a re-publication), so a freed seat is held for the next person
-    before anyone else can see it free.
+    before anyone else can see it free. `known` is the seat state the caller read under the same lock
+    at the same `now`: what it says is not read again.
     """
-    if not WaitlistEntry.objects.filter(event=event, status__in=ACTIVE_WAITLIST).exists():
-        return []  # nobody waits (the common case): one query
-    for entry in WaitlistEntry.objects.select_related("user").filter(
+    if known is None:
+        if not WaitlistEntry.objects.filter(event=event, status__in=ACTIVE_WAITLIST).exists():
+            return []  # nobody waits (the common case): one query
+    elif not known.anyone_waiting:
+        return []
+    due = known is None or known.offer_due
+    expired = WaitlistEntry.objects.select_related("user").filter(
         event=event, status=WaitlistStatus.OFFERED, expires_at__lte=now
-    ):
+    )
+    for entry in expired if due else expired.none():
         _end_entry(entry, WaitlistStatus.EXPIRED, now=now)
         bump_state_version(visitor=Visitor(user=entry.user))
         outbox.notify(
@@ -536,7 +566,7 @@ def _process_queue(event: Event, *, now: datetime) -> list[WaitlistEntry]:
             cause=f"entry-{entry.pk}",
             entry=entry,
         )
-    facts = _locked_facts(event)
+    facts = known.facts if known is not None and not due else _locked_facts(event)
     if not policies.may_offer(facts, now=now):
         return []
     waiting = WaitlistEntry.objects.select_related("user").filter(event=event, status=WaitlistStatus.WAITING)

@@ -230,6 +230,8 @@ def test_failed_emails_are_listed_and_can_be_sent_again(admin_client, mailoutbox
     event = EventFactory()
     user = UserFactory()
     services.register_event(visitor=Visitor(user=user), mode="ui", event_id=event.public_id)
+    run_tasks()
+    mailoutbox.clear()
     notification = Notification.objects.get()
     Notification.objects.filter(pk=notification.pk).update(
         status=NotificationStatus.FAILED, attempts=9, last_error="SMTPServerDisconnected: gone"

@@ -38,16 +38,21 @@ def mail_server_down(settings):
     }
 
 
-def registered(person: Visitor):
+def registered(person: Visitor) -> Notification:
+    """A registration's confirmation after its first attempt (the worker writes the row then)."""
     event = EventFactory()
     services.register_event(visitor=person, mode="api", event_id=event.public_id)
+    [first] = DBTaskResult.objects.filter(task_path="events.tasks.open_notification")
+    key, fields = first.args_kwargs["args"]
+    outbox.open_and_deliver(key, fields)
+    DBTaskResult.objects.filter(pk=first.pk).delete()  # done by hand here, as the worker would
     return Notification.objects.get()
 
 
 def test_after_the_last_retry_the_mail_is_failed_with_its_error(person, settings, mail_server_down):
     settings.NOTIFICATION_RETRY_DELAYS = [0, 0]  # three attempts, all due at once
-    notification = registered(person)
-    run_tasks()
+    notification = registered(person)  # the first
+    run_tasks()  # the other two
     notification.refresh_from_db()
     assert (notification.status, notification.attempts) == (NotificationStatus.FAILED, 3)
     assert "ConnectionRefusedError" in notification.last_error
@@ -56,9 +61,9 @@ def test_after_the_last_retry_the_mail_is_failed_with_its_error(person, settings
 
 def test_a_failed_attempt_queues_the_next_one_after_its_delay(person, settings, mail_server_down):
     settings.NOTIFICATION_RETRY_DELAYS = [60, 300]
-    notification = registered(person)
     before = timezone.now()
-    run_tasks()
+    notification = registered(person)
+    run_tasks()  # nothing is due
     notification.refresh_from_db()
     assert (notification.status, notification.attempts) == (NotificationStatus.PENDING, 1)
     [retry] = DBTaskResult.objects.filter(task_path="events.tasks.send_notification", status="READY")
@@ -72,7 +77,7 @@ def test_the_default_retries_last_more_than_a_day(settings):
 
 def test_a_sent_mail_is_never_sent_again(person):
     notification = registered(person)
-    assert outbox.deliver(notification.pk) == "sent"
+    assert notification.status == NotificationStatus.SENT
     assert outbox.deliver(notification.pk) == "nothing to do"
     run_tasks()
     assert len(mail.outbox) == 1
@@ -81,10 +86,12 @@ def test_a_sent_mail_is_never_sent_again(person):
 def test_an_attempt_in_flight_is_waited_for_then_taken_over(person, settings):
     settings.NOTIFICATION_SEND_LEASE = 120
     notification = registered(person)
+    mail.outbox.clear()  # as if that first attempt were still talking to the server
     claimed = timezone.now() - timedelta(seconds=10)
     Notification.objects.filter(pk=notification.pk).update(
-        status=NotificationStatus.SENDING, attempts=1, claimed_at=claimed
+        status=NotificationStatus.SENDING, attempts=1, claimed_at=claimed, sent_at=None
     )
+    DBTaskResult.objects.filter(task_path="events.tasks.send_notification").delete()  # its retry
     assert outbox.deliver(notification.pk) == "nothing to do"
     assert mail.outbox == []
     [later] = DBTaskResult.objects.filter(task_path="events.tasks.send_notification", status="READY").exclude(
@@ -100,11 +107,30 @@ def test_an_attempt_in_flight_is_waited_for_then_taken_over(person, settings):
 
 def test_one_notification_per_cause_and_recipient(person):
     event = EventFactory()
-    first = outbox.notify(NotificationKind.WAITLIST_OFFER, user=person.user, event=event, cause="entry-1")
-    again = outbox.notify(NotificationKind.WAITLIST_OFFER, user=person.user, event=event, cause="entry-1")
-    other = outbox.notify(NotificationKind.WAITLIST_OFFER, user=UserFactory(), event=event, cause="entry-1")
-    assert first is not None and again is None and other is not None
-    assert Notification.objects.count() == 2
+    other = UserFactory()
+    for user in (person.user, person.user, other):
+        assert outbox.notify(NotificationKind.WAITLIST_OFFER, user=user, event=event, cause="entry-1")
+    run_tasks()
+    assert sorted(Notification.objects.values_list("email", flat=True)) == sorted(
+        [person.user.email, other.email]
+    )
+    assert sorted(message.to[0] for message in mail.outbox) == sorted([person.user.email, other.email])
+
+
+def test_no_notification_for_an_account_without_an_address():
+    assert not outbox.notify(
+        NotificationKind.WAITLIST_OFFER, user=UserFactory(email=""), event=EventFactory(), cause="entry-1"
+    )
+    assert not DBTaskResult.objects.filter(task_path="events.tasks.open_notification").exists()
+
+
+@pytest.mark.django_db(transaction=True)  # the foreign keys are checked at commit, as in the worker
+def test_a_mail_whose_person_is_gone_before_the_worker_takes_it_is_dropped():
+    user = UserFactory()
+    assert outbox.notify(NotificationKind.WAITLIST_OFFER, user=user, event=EventFactory(), cause="entry-1")
+    user.delete()
+    run_tasks()  # the task ends without error and without a row
+    assert (Notification.objects.count(), mail.outbox) == (0, [])
 
 
 def test_the_message_id_comes_from_the_key_so_a_resend_is_the_same_message(person, settings):

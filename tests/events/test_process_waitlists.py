@@ -55,6 +55,7 @@ def test_a_cancellation_offers_the_seat_to_the_first_person_waiting(queue):
     assert entry.expires_at == entry.offered_at + timedelta(hours=24)
     assert [status_of(v) for v in waiting[1:]] == [WaitlistStatus.WAITING] * 2
     assert version(waiting[0]) == before + 1  # their page and tools follow the offer
+    run_tasks()
     [offer] = Notification.objects.filter(kind=NotificationKind.WAITLIST_OFFER)
     assert offer.user == waiting[0].user
 
@@ -100,6 +101,7 @@ def test_an_expired_offer_ends_the_entry_and_goes_to_the_next_person(queue):
     assert services.process_waitlists(now=expires_at) == 1
     assert status_of(waiting[0]) == WaitlistStatus.EXPIRED
     assert status_of(waiting[1]) == WaitlistStatus.OFFERED
+    run_tasks()
     kinds = sorted(Notification.objects.filter(user=waiting[0].user).values_list("kind", flat=True))
     assert kinds == [NotificationKind.OFFER_EXPIRED, NotificationKind.WAITLIST_OFFER]
     # They may join again, at the back.

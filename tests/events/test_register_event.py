@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from django.core import mail
 from django.db import transaction
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from events.choices import NotificationKind, NotificationStatus, RegistrationStatus
 from events.errors import (
@@ -164,22 +166,26 @@ def test_reactivating_needs_a_free_seat_too(person, other_user):
 
 def test_the_confirmation_is_queued_in_the_registrations_transaction_and_sent_by_the_worker(person):
     event = EventFactory()
+    before = timezone.now()
     register(person, event.public_id)
-    [notification] = Notification.objects.all()
-    assert (notification.kind, notification.email, notification.status) == (
-        NotificationKind.REGISTRATION_CONFIRMED,
-        person.user.email,
-        NotificationStatus.PENDING,
-    )
-    assert mail.outbox == []  # nothing leaves inside the request
+    [queued] = DBTaskResult.objects.filter(task_path="events.tasks.open_notification")
+    assert queued.status == "READY"  # the task is the outbox: its row is the registration's one write for it
+    assert (Notification.objects.count(), mail.outbox) == (0, [])  # nothing leaves inside the request
     run_tasks()
     [message] = mail.outbox
     assert message.to == [person.user.email]
     assert event.title in message.subject
     [attachment] = message.attachments
     assert attachment.filename == f"{event.public_id}.ics"
-    notification.refresh_from_db()
-    assert (notification.status, notification.attempts) == (NotificationStatus.SENT, 1)
+    [notification] = Notification.objects.all()
+    assert (notification.kind, notification.email, notification.status, notification.attempts) == (
+        NotificationKind.REGISTRATION_CONFIRMED,
+        person.user.email,
+        NotificationStatus.SENT,
+        1,
+    )
+    assert notification.registration == Registration.objects.get()
+    assert before <= notification.created_at <= queued.enqueued_at  # the change's time, not the worker's
 
 
 def test_a_rolled_back_registration_queues_no_mail(person):

@@ -23,6 +23,7 @@ from django.utils import timezone
 from events.choices import Level, Location, RegistrationStatus
 from events.models import Activity, Notification, Registration, SavedEvent
 from tests.factories import EventFactory, RegistrationFactory, SavedEventFactory
+from tests.tasks import run_tasks
 
 from .conftest import EN, manifest_in, manifest_tools
 
@@ -428,6 +429,7 @@ def test_register_call_registers_once_and_the_region_follows_the_new_state(
     result = island(response)
     registration = Registration.objects.get(user=user, event=intro)
     assert registration.status == RegistrationStatus.CONFIRMED
+    run_tasks()
     assert Notification.objects.filter(user=user, event=intro).count() == 1  # one confirmation e-mail
     assert result["registration"]["eventId"] == intro.public_id
     assert result["registration"]["status"] == "confirmed"

@@ -1,0 +1,105 @@
+"""Every API write runs at most six SQL statements, however many saves, registrations and seats there
+are: the session and its person (one statement), the event, the change and its reads, the
+stateVersion, and the e-mail's one outbox row when there is a mail. `make bench` reports the same
+counts against gunicorn's settings.
+
+Not counted: BEGIN, COMMIT and savepoints (transaction control), and the call's Activity row, which
+the site writes in batches off the request (tests/events/test_activity_buffer.py); the tests write it
+at once (tests/conftest.py), so it is left out here by its table.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from accounts.models import Scope
+from accounts.tokens import create_access_token
+from events.models import Event
+from tests.factories import (
+    EventFactory,
+    RegistrationFactory,
+    SavedEventFactory,
+    UserFactory,
+    WaitlistEntryFactory,
+)
+
+from .conftest import ApiClient
+
+pytestmark = pytest.mark.django_db
+
+TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE SAVEPOINT")
+LIMIT = 6
+
+
+def statements(client: ApiClient, method: str, path: str, status: int, **headers) -> list[str]:
+    activity = connection.ops.quote_name("events_activity")
+    with CaptureQueriesContext(connection) as captured:
+        response = client.write(method, path, **headers)
+    assert response.status_code == status, response.content
+    return [
+        query["sql"]
+        for query in captured.captured_queries
+        if not query["sql"].startswith(TRANSACTION_CONTROL) and activity not in query["sql"]
+    ]
+
+
+def visitor_with(n: int) -> tuple[object, Event, Event]:
+    """A person with `n` saves and registrations elsewhere; an open event with `n` seats taken by
+    others, and a full one (capacity `n`) with `n` people waiting."""
+    user = UserFactory(email="writer@example.com")
+    for _ in range(n):
+        event = EventFactory()
+        SavedEventFactory(user=user, event=event)
+        RegistrationFactory(user=user, event=event)
+    open_event = EventFactory(capacity=100)
+    full = EventFactory(capacity=n)
+    for _ in range(n):
+        RegistrationFactory(event=open_event)
+        RegistrationFactory(event=full)
+        WaitlistEntryFactory(event=full)
+    return user, open_event, full
+
+
+def counts(writer, n: int) -> dict[str, int]:
+    """Statements per write for a person with `n` rows of each kind (visitor_with)."""
+    user, open_event, full = visitor_with(n)
+    client, headers = writer(user)
+    saved = f"/api/me/saved/{open_event.public_id}"
+    registration = f"/api/events/{open_event.public_id}/registration"
+    waitlist = f"/api/events/{full.public_id}/waitlist"
+    calls = [
+        ("save_event", "put", saved, 201),
+        ("unsave_event", "delete", saved, 200),
+        ("register_event", "post", registration, 201),
+        ("cancel_registration", "delete", registration, 200),
+        ("join_waitlist", "post", waitlist, 201),
+        ("leave_waitlist", "delete", waitlist, 200),
+    ]
+    return {
+        name: len(statements(client, method, path, status, **headers))
+        for name, method, path, status in calls
+    }
+
+
+@pytest.fixture(params=["session", "token"])
+def writer(request):
+    """How a program is signed in: a session cookie (with CSRF) or a personal access token."""
+
+    def make(user) -> tuple[ApiClient, dict[str, str]]:
+        client = ApiClient()
+        if request.param == "session":
+            client.force_login(user)
+            return client, {}
+        _, raw = create_access_token(user=user, name="writes", scopes=[s.value for s in Scope], days=1)
+        return client, {"Authorization": f"Bearer {raw}"}
+
+    return make
+
+
+def test_each_write_is_six_statements_at_most_and_the_same_for_1_and_20_rows(writer):
+    few, many = counts(writer, 1), counts(writer, 20)
+    assert few == many, "a statement runs per row"
+    assert max(few.values()) <= LIMIT, few
+    assert few["register_event"] == LIMIT  # the one write here with a mail: its outbox row is the sixth
