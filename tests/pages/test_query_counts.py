@@ -78,7 +78,7 @@ def test_anonymous_me_query_count_is_the_same_for_1_and_25_saves(client):
 
 
 def test_me_signed_in_is_six_statements_at_most(signed_in_client, user):
-    """The session, the account, then one statement per list (registrations with their events, waiting
-    lists, saves) and the tools' state version: access tokens live on their own page."""
+    """The session with its account (one statement), then one per list (registrations with their
+    events, waiting lists, saves) and the tools' state version: access tokens live on their own page."""
     add_events(25, user)
     assert queries(signed_in_client, "/me/") <= 6
