@@ -30,11 +30,13 @@ class SessionStore(DatabaseSessionStore):
 
     def _get_session_from_db(self):
         """Django's own lookup (an unknown or expired key is no session), joined to the person."""
+        from .models import Session
+
         try:
-            row = self.model.objects.select_related("user").get(
+            row = Session.objects.select_related("user").get(
                 session_key=self.session_key, expire_date__gt=timezone.now()
             )
-        except (self.model.DoesNotExist, SuspiciousOperation) as error:
+        except (Session.DoesNotExist, SuspiciousOperation) as error:
             if isinstance(error, SuspiciousOperation):
                 logging.getLogger(f"django.security.{type(error).__name__}").warning(str(error))
             self._session_key = None
@@ -44,7 +46,10 @@ class SessionStore(DatabaseSessionStore):
         return row
 
     def create_model_instance(self, data: dict[str, Any]):
+        from .models import Session
+
         row = super().create_model_instance(data)
+        assert isinstance(row, Session)
         row.user_id = _user_id(data)
         return row
 

@@ -1,4 +1,4 @@
-"""E-mails to people, built from an outbox row (`Notification`) when the worker sends it.
+"""E-mails to people, built from a `Notification` row (written by the worker's first attempt) when sent.
 
 One builder per kind, so every path that causes a mail (page, API, tool, admin, task) sends the same
 message. The mail is rendered at send time in the language the cause was made in; links are absolute

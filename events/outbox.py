@@ -66,7 +66,7 @@ def notify(
 
 
 def open_and_deliver(key: str, fields: dict[str, Any]) -> str:
-    """The `open_notification` task: write the outbox row for `key` and make its first attempt.
+    """The `open_notification` task: write the `Notification` row for `key`, then make its first attempt.
 
     A second task for a key that has its row already (the same change notified twice) does nothing:
     the first one's attempts carry that mail.

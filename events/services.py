@@ -363,7 +363,7 @@ def join_waitlist(*, visitor: Visitor, mode: Mode, event_id: str) -> WaitlistRes
     policies.may_join_waitlist(
         seats.facts, _facts(visitor, registered=seats.registration_active, waiting=waiting), now=now
     ).enforce()
-    if waiting:
+    if seats.entry_id is not None:
         entry = WaitlistEntry.objects.get(pk=seats.entry_id)
         return WaitlistResult(
             event=event,

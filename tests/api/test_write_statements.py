@@ -78,8 +78,7 @@ def counts(writer, n: int) -> dict[str, int]:
         ("leave_waitlist", "delete", waitlist, 200),
     ]
     return {
-        name: len(statements(client, method, path, status, **headers))
-        for name, method, path, status in calls
+        name: len(statements(client, method, path, status, **headers)) for name, method, path, status in calls
     }
 
 
