@@ -17,6 +17,10 @@ API search's slowest answers) and drops it when idle or after a database error. 
 without warning (SIGKILL, a worker timeout) loses at most its last interval's
 rows. With `ACTIVITY_FLUSH_SECONDS=0` every row is written at once (the tests use that, and check the
 batched path on its own in tests/events/test_activity_buffer.py).
+
+Every row is also counted, in the same transaction, into its day's `ActivityCount` (one upsert per
+batch): what the agent-readiness dashboard reads. `write_rows` is the one way rows are written, so the
+counts equal counting the rows; `recount` rebuilds them after rows were written another way.
 """
 
 from __future__ import annotations
@@ -27,16 +31,20 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
+from datetime import date, datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError, connection
-from django.db.models import Subquery
+from django.db import DatabaseError, connection, transaction
+from django.db.models import Count, Subquery
+from django.db.models.functions import TruncDate
+from django.utils import timezone
 
 from .choices import Mode
 from .errors import DomainError
-from .models import Activity, Event
+from .models import Activity, ActivityCount, Event
 from .visitors import Visitor
 
 logger = logging.getLogger(__name__)
@@ -101,7 +109,9 @@ def _record(action: str, mode: Any, outcome: str, visitor: Any, event: int | str
     if public_id:  # looked up inside the INSERT itself: one statement
         row.event_id = Subquery(Event.objects.filter(public_id=public_id).values("pk")[:1])
     try:
-        row.save(force_insert=True)
+        with transaction.atomic():
+            row.save(force_insert=True)
+            _count([row])
     except DatabaseError:
         # Losing an activity row must not turn a served answer into a failure.
         logger.exception("Could not record activity %s", action)
@@ -192,7 +202,70 @@ def _write(taken: list[tuple[Activity, str | None]]) -> None:
     for row, public_id in taken:
         if public_id:
             row.event_id = keys.get(public_id)
-    Activity.objects.bulk_create([row for row, _ in taken])
+    write_rows([row for row, _ in taken])
+
+
+def write_rows(rows: list[Activity]) -> None:
+    """Insert the rows and add them to their days' counts, in one transaction."""
+    with transaction.atomic():
+        Activity.objects.bulk_create(rows)
+        _count(rows)
+
+
+def day_of(moment: datetime) -> date:
+    """The day a row is counted on: its date in the site's TIME_ZONE, whatever zone is active."""
+    return timezone.localtime(moment, timezone.get_default_timezone()).date()
+
+
+#: Keys per upsert: five values each, well under SQLite's 32 766 variables.
+COUNT_BATCH = 1000
+
+
+def _count(rows: Iterable[Activity]) -> None:
+    """Add the rows to `ActivityCount`: one `INSERT … ON CONFLICT DO UPDATE` per COUNT_BATCH keys.
+
+    Django's `bulk_create(update_conflicts=True)` can only overwrite a column with the new row's value,
+    not add to it, hence the SQL (PostgreSQL and SQLite share this syntax). The keys go in sorted
+    order, so two processes that write at once lock the same rows in the same order (no deadlock).
+    """
+    counted = Counter((day_of(row.created_at), row.mode, row.action, row.outcome) for row in rows)
+    keys = sorted(counted)
+    table = connection.ops.quote_name(ActivityCount._meta.db_table)
+    with connection.cursor() as cursor:
+        for start in range(0, len(keys), COUNT_BATCH):
+            batch = keys[start : start + COUNT_BATCH]
+            values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(batch))
+            cursor.execute(
+                f"INSERT INTO {table} (day, mode, action, outcome, calls) VALUES {values} "
+                "ON CONFLICT (day, mode, action, outcome) "
+                f"DO UPDATE SET calls = {table}.calls + excluded.calls",
+                [
+                    value
+                    for key in batch
+                    for value in (connection.ops.adapt_datefield_value(key[0]), *key[1:], counted[key])
+                ],
+            )
+
+
+def recount() -> int:
+    """Count every row again into `ActivityCount`, after rows were written around `write_rows` (a bulk
+    load, rows of a release that had no counts, a changed TIME_ZONE). Returns the counts made.
+
+    Run it while no process writes Activity rows: one that writes during it can be counted twice or not
+    at all.
+    """
+    grouped = (
+        Activity.objects.annotate(day=TruncDate("created_at", tzinfo=timezone.get_default_timezone()))
+        .values("day", "mode", "action", "outcome")
+        .annotate(calls=Count("*"))
+        .order_by()
+    )
+    with transaction.atomic():
+        ActivityCount.objects.all().delete()
+        made = ActivityCount.objects.bulk_create(
+            (ActivityCount(**row) for row in grouped.iterator()), batch_size=COUNT_BATCH
+        )
+    return len(made)
 
 
 BUFFER = ActivityBuffer()

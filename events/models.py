@@ -400,15 +400,33 @@ class Activity(models.Model):
         verbose_name = _("activity")
         verbose_name_plural = _("activities")
         constraints = [models.CheckConstraint(condition=Q(mode__in=Mode.values), name="activity_mode_valid")]
-        # The agent-readiness dashboard counts the last 30 days by day and mode (readiness/figures.py).
-        indexes = [
-            models.Index(fields=["created_at", "mode"], name="activity_created_mode"),
-            models.Index(
-                fields=["created_at", "action", "outcome"],
-                condition=~Q(outcome="OK"),
-                name="activity_refusals",
-            ),
-        ]
 
     def __str__(self) -> str:
         return f"{self.action} [{self.mode}] {self.outcome}"
+
+
+class ActivityCount(models.Model):
+    """How many Activity rows a day holds (in the site's TIME_ZONE), by action, mode and outcome.
+
+    The agent-readiness dashboard reads these (readiness/figures.py), so its page costs the same at a
+    million calls a month as at a thousand: counting the rows themselves grew with them (a 30-day
+    window of 500 000 rows took 200–450 ms). They are written only with the rows, in the same
+    transaction (`events.activity.write_rows`), so they always equal counting the rows.
+    """
+
+    day = models.DateField()
+    action = models.CharField(max_length=40)
+    mode = models.CharField(max_length=10, choices=Mode.choices)
+    outcome = models.CharField(max_length=40)
+    calls = models.PositiveBigIntegerField()
+
+    class Meta:
+        verbose_name = _("activity count")
+        verbose_name_plural = _("activity counts")
+        constraints = [
+            models.UniqueConstraint(fields=["day", "mode", "action", "outcome"], name="activity_count_key"),
+            models.CheckConstraint(condition=Q(mode__in=Mode.values), name="activity_count_mode_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.action} [{self.mode}] {self.outcome}: {self.calls}"

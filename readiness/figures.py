@@ -1,23 +1,23 @@
 """Sections 2 and 3: eval pass rates per revision and category, and usage by mode over time.
 
-Each section is one aggregate query (the page makes six in all, whatever the data size); the
-Activity query runs on the `activity_created_mode` index.
+Each section is one aggregate query (the page makes six in all, whatever the data size). Usage reads
+the day counts (`ActivityCount`, kept with the rows by events/activity.py), not the rows, so its cost
+follows the days shown, not the calls made.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import date, timedelta
 from typing import Any
 
-from django.db.models import Count, Max
-from django.db.models.functions import TruncDate
+from django.db.models import Count, Max, Sum
 from django.utils import timezone
 
 from events import errors
 from events.choices import Mode
-from events.models import Activity
+from events.models import ActivityCount
 
 from .models import EvalResult
 
@@ -125,16 +125,14 @@ def refusal_reasons() -> list[str]:
 
 
 def usage(*, today: date | None = None) -> Usage:
-    """Calls per day by mode over the last DAYS days, and refusals by tool and reason; two queries."""
-    tz = timezone.get_current_timezone()
-    today = today or timezone.localdate()
+    """Calls per day by mode over the last DAYS days, and refusals by tool and reason; two queries.
+
+    Days are the site's (TIME_ZONE), the days the counts are kept in.
+    """
+    today = today or timezone.localdate(timezone=timezone.get_default_timezone())
     first = today - timedelta(days=DAYS - 1)
-    since = timezone.make_aware(datetime.combine(first, time.min), tz)
-    recent = Activity.objects.filter(created_at__gte=since)
-    per_day = (
-        # COUNT(*), not COUNT(id): the index on (created_at, mode) alone can answer it (index-only).
-        recent.annotate(day=TruncDate("created_at", tzinfo=tz)).values("day", "mode").annotate(n=Count("*"))
-    )
+    recent = ActivityCount.objects.filter(day__gte=first)
+    per_day = recent.values("day", "mode").annotate(n=Sum("calls")).order_by()
     days = [first + timedelta(days=i) for i in range(DAYS)]
     index = {day: i for i, day in enumerate(days)}
     by_mode = {mode: [0] * DAYS for mode in Mode.values}
@@ -142,10 +140,9 @@ def usage(*, today: date | None = None) -> Usage:
         if row["day"] in index and row["mode"] in by_mode:
             by_mode[row["mode"]][index[row["day"]]] += row["n"]
     refused = (
-        recent.exclude(outcome="OK")  # the partial index `activity_refusals` holds only these rows
-        .filter(outcome__in=refusal_reasons())
+        recent.filter(outcome__in=refusal_reasons())
         .values("action", "outcome")
-        .annotate(n=Count("*"))
+        .annotate(n=Sum("calls"))
         .order_by("-n", "action", "outcome")[:12]
     )
     return Usage(

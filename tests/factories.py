@@ -6,6 +6,7 @@ import factory
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from events.activity import write_rows
 from events.choices import EventStatus, Level, Location, Price, RegistrationStatus
 from events.models import Activity, Event, Registration, SavedEvent, WaitlistEntry
 
@@ -64,12 +65,20 @@ class SavedEventFactory(factory.django.DjangoModelFactory):
 
 
 class ActivityFactory(factory.django.DjangoModelFactory):
+    """A row written the site's way (`write_rows`), so the day counts include it."""
+
     class Meta:
         model = Activity
 
     action = "search_events"
     mode = "ui"
     outcome = "OK"
+
+    @classmethod
+    def _create(cls, model_class, *args, **kwargs):
+        row = model_class(*args, **kwargs)
+        write_rows([row])
+        return row
 
 
 class WaitlistEntryFactory(factory.django.DjangoModelFactory):

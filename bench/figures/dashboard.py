@@ -1,6 +1,6 @@
 """The agent-readiness dashboard (`/admin/agent-readiness/`) at 1 000 000 Activity rows: SQL statements
 and time per page for a signed-in staff member, in-process (bench.tasks dashboard), with the plans of
-its Activity statements."""
+its usage statements (on the day counts). The self-check holds the counts to the rows."""
 
 from __future__ import annotations
 
@@ -88,15 +88,15 @@ def notes(d: dict) -> list[str]:
         f"{d['eval_runs']} eval runs; page {d['bytes'] / 1000:.0f} kB"
     )
     if timed:
-        line += f"; its activity statements (EXPLAIN ANALYZE): {timed}"
+        line += f"; its usage statements on the day counts (EXPLAIN ANALYZE): {timed}"
     if d["vendor"] != "postgresql":
         line += " (SQLite fallback: a tenth of the rows, no EXPLAIN ANALYZE timing)"
     return [line]
 
 
 def details(d: dict) -> str:
-    """The plans of the page's Activity statements (always: they are what grows with the data)."""
-    parts = ["\nThe dashboard's Activity statements and their plans:"]
+    """The plans of the page's usage statements (always: they read what grows with the data)."""
+    parts = ["\nThe dashboard's usage statements (on the day counts) and their plans:"]
     for plan in d["plans"]:
         parts += ["", f"{_label(plan['sql'])}: {plan['sql']}", "", plan["plan"]]
     return "\n".join(parts)

@@ -27,7 +27,13 @@ def _statements(client: Client, url: str) -> tuple[bytes, list[str]]:
     # The one thing that differs: the time the request took as "now".
     moments = re.compile(r"'\d{4}-\d\d-\d\d[ T][\d:.]+(\+00:00)?'(::timestamptz)?")
     sql = [moments.sub("NOW", query["sql"]) for query in queries.captured_queries]
-    return response.content, [statement for statement in sql if "events_activity" not in statement]
+    # Left out: the call's Activity row and its day count, which the tests write at once in a savepoint
+    # of their own (the site writes them off the request, in batches).
+    return response.content, [
+        statement
+        for statement in sql
+        if "events_activity" not in statement and not statement.startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))
+    ]
 
 
 @pytest.mark.parametrize("matching", [12, 0], ids=["a full page", "nothing matches"])

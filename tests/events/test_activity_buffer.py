@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from events import activity, selectors, services
 from events.errors import AuthRequired
-from events.models import Activity
+from events.models import Activity, ActivityCount
 from events.visitors import Visitor
 from tests.factories import EventFactory
 from tests.tasks import start_gunicorn
@@ -111,6 +111,10 @@ def test_a_graceful_stop_of_gunicorn_writes_every_waiting_row():
 
     rows = Activity.objects.filter(action="search_events", mode="api", outcome="OK")
     assert rows.count() == Activity.objects.count() == 40
+    # Whichever worker wrote them, they are counted on their day, once.
+    assert list(ActivityCount.objects.values_list("mode", "action", "outcome", "calls")) == [
+        ("api", "search_events", "OK", 40)
+    ]
     assert rows.filter(created_at__lt=timezone.now() - timedelta(minutes=5)).count() == 0
 
 

@@ -1,0 +1,169 @@
+"""The day counts the agent-readiness dashboard reads (`ActivityCount`) always equal counting the
+Activity rows: they are written with the rows, in their transaction, on the site's days, by the
+immediate writer the tests use, by the batched one the site runs, and by two processes at once."""
+
+import importlib
+import threading
+from datetime import UTC, datetime
+
+import pytest
+from django.apps import apps
+from django.core.management import call_command
+from django.db import DatabaseError, connection
+from django.db.models import Count
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from events import activity, selectors, services
+from events.errors import AuthRequired
+from events.models import Activity, ActivityCount
+from events.visitors import Visitor
+from tests.factories import EventFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def counted() -> dict[tuple, int]:
+    return {
+        (row.day, row.mode, row.action, row.outcome): row.calls
+        for row in ActivityCount.objects.all()
+        if row.calls  # a key whose rows were all counted away is no count
+    }
+
+
+def counted_from_rows() -> dict[tuple, int]:
+    grouped = (
+        Activity.objects.annotate(day=TruncDate("created_at", tzinfo=timezone.get_default_timezone()))
+        .values_list("day", "mode", "action", "outcome")
+        .annotate(n=Count("*"))
+        .order_by()
+    )
+    return {(day, mode, action, outcome): n for day, mode, action, outcome, n in grouped}
+
+
+def test_every_use_case_call_is_counted_on_its_day_by_mode_action_and_outcome():
+    event = EventFactory()
+    for mode in ("ui", "agent", "agent", "mcp"):
+        selectors.search_events(visitor=Visitor(), mode=mode)
+    with pytest.raises(AuthRequired):
+        services.register_event(visitor=Visitor(), mode="agent", event_id=event.public_id)
+
+    today = timezone.localdate(timezone=timezone.get_default_timezone())
+    assert counted() == {
+        (today, "ui", "search_events", "OK"): 1,
+        (today, "agent", "search_events", "OK"): 2,
+        (today, "mcp", "search_events", "OK"): 1,
+        (today, "agent", "register_event", "SIGN_IN_REQUIRED"): 1,
+    }
+    assert counted() == counted_from_rows()
+
+
+def test_days_are_the_sites_whatever_time_zone_is_active():
+    # Asia/Taipei is UTC+8: 15:59:59 UTC is the 1st's last second there, 16:00 UTC the 2nd's first.
+    before, after = datetime(2026, 11, 1, 15, 59, 59, tzinfo=UTC), datetime(2026, 11, 1, 16, tzinfo=UTC)
+    with timezone.override("UTC"):
+        activity.write_rows([Activity(action="search_events", mode="ui", outcome="OK", created_at=before)])
+        activity.write_rows([Activity(action="search_events", mode="ui", outcome="OK", created_at=after)])
+
+    assert sorted(day.isoformat() for day, *_ in counted()) == ["2026-11-01", "2026-11-02"]
+    assert counted() == counted_from_rows()
+
+
+def test_a_batch_adds_to_the_counts_already_there():
+    rows = [Activity(action="save_event", mode="agent", outcome="OK") for _ in range(3)]
+    activity.write_rows(rows[:1])
+    activity.write_rows([*rows[1:], Activity(action="save_event", mode="agent", outcome="ALREADY_SAVED")])
+
+    day = timezone.localdate(timezone=timezone.get_default_timezone())
+    assert counted() == {
+        (day, "agent", "save_event", "OK"): 3,
+        (day, "agent", "save_event", "ALREADY_SAVED"): 1,
+    }
+
+
+@pytest.mark.django_db(transaction=True)  # the writer drops its connection after a database error
+def test_a_batch_whose_count_fails_writes_no_row_and_waits_for_the_next_try(monkeypatch):
+    buffer = activity.ActivityBuffer()
+    buffer.add(Activity(action="search_events", mode="api", outcome="OK"), public_id=None)
+    real_count = activity._count
+
+    def fail(rows):
+        raise DatabaseError("the counts' table is away")  # stands in for a failed upsert
+
+    monkeypatch.setattr(activity, "_count", fail)
+    assert buffer.flush() == 0
+    assert Activity.objects.count() == 0 and buffer.waiting() == 1  # no row without its count
+
+    monkeypatch.setattr(activity, "_count", real_count)
+    assert buffer.flush() == 1
+    assert Activity.objects.count() == 1 and sum(counted().values()) == 1
+
+
+def test_recount_counts_rows_written_around_the_counts_and_gives_the_same_counts_as_the_writes():
+    for mode in ("ui", "api", "agent"):
+        selectors.search_events(visitor=Visitor(), mode=mode)
+    as_written = counted()
+    Activity.objects.bulk_create([Activity(action="list_saved", mode="ui", outcome="OK")] * 2)  # a bulk load
+    assert counted() == as_written
+
+    activity.recount()
+
+    day = timezone.localdate(timezone=timezone.get_default_timezone())
+    assert counted() == {**as_written, (day, "ui", "list_saved", "OK"): 2} == counted_from_rows()
+
+
+def test_the_recount_command_counts_a_bulk_load(capsys):
+    Activity.objects.bulk_create(
+        [Activity(action="get_event_details", mode=mode, outcome="OK") for mode in ("ui", "ui", "api")]
+    )
+    call_command("recount_activity")
+
+    assert capsys.readouterr().out.strip() == "2 day counts."
+    assert counted() == counted_from_rows() and sum(counted().values()) == 3
+
+
+def test_the_migration_counts_the_rows_written_before_it():
+    for mode in ("ui", "mcp"):
+        selectors.search_events(visitor=Visitor(), mode=mode)
+    expected = counted()
+    ActivityCount.objects.all().delete()
+
+    migration = importlib.import_module("events.migrations.0007_activity_counts")
+    migration.count_the_rows(apps, connection.schema_editor)
+
+    assert counted() == expected
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_two_writers_at_once_on_the_same_days_lose_nothing_and_do_not_deadlock():
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks and concurrent transactions are PostgreSQL's; SQLite writes one at a time")
+    days = [datetime(2026, 11, d, 4, tzinfo=UTC) for d in range(1, 6)]
+    barrier, failures = threading.Barrier(2), []
+
+    def writer(order: list[datetime]) -> None:
+        try:
+            barrier.wait()
+            for _ in range(20):
+                activity.write_rows(
+                    [
+                        Activity(action="search_events", mode=mode, outcome="OK", created_at=when)
+                        for when in order
+                        for mode in ("ui", "agent")
+                    ]
+                )
+        except Exception as error:
+            failures.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=writer, args=(order,)) for order in (days, days[::-1])]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert not failures
+    assert Activity.objects.count() == 2 * 20 * 5 * 2
+    assert set(counted().values()) == {40} and counted() == counted_from_rows()
