@@ -6,4 +6,8 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts"
 
     def ready(self) -> None:
-        from . import signals  # noqa: F401 - connects the receivers
+        from django.db.models.signals import post_migrate
+
+        from . import signals
+
+        post_migrate.connect(signals.schedule_session_sweep, sender=self, dispatch_uid="session_sweep")

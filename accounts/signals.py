@@ -1,4 +1,4 @@
-"""Merge an anonymous visitor's saved events into the account they sign in to.
+"""Merge an anonymous visitor's saved events into the account they sign in to; queue the session sweep.
 
 The session token survives the session-key rotation that `login()` performs, so it is still in the
 session when `user_logged_in` fires (for sign-in and for the automatic sign-in after sign-up).
@@ -22,3 +22,13 @@ def merge_saved_events(sender, request, user, **kwargs) -> None:
     if token:
         services.merge_saved_events(token=token, user=user)
         session.pop(SESSION_TOKEN_KEY, None)
+
+
+def schedule_session_sweep(sender, using: str = "default", **kwargs) -> None:
+    """After `migrate` (every deploy, and `make run`): make sure the periodic session clean-up is queued.
+
+    Connected by `AccountsConfig.ready` for this app's post_migrate only.
+    """
+    from .tasks import schedule_sweep
+
+    schedule_sweep()

@@ -228,6 +228,8 @@ ACTIVITY_BATCH_ROWS = int(os.environ.get("ACTIVITY_BATCH_ROWS", "200"))
 STATEMENT_CACHE_VERIFY = os.environ.get("STATEMENT_CACHE_VERIFY", "") == "1"
 
 SESSION_ENGINE = "accounts.sessions"  # database sessions, read joined to their person
+# The worker deletes expired sessions this often (accounts/tasks.py; Django's clearsessions, scheduled).
+SESSION_SWEEP_HOURS = float(os.environ.get("SESSION_SWEEP_HOURS", "24"))
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 # With REDIS_URL, cache entries (and so rate-limit counts) are shared by every app server process.
