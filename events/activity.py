@@ -251,8 +251,10 @@ def recount() -> int:
     """Count every row again into `ActivityCount`, after rows were written around `write_rows` (a bulk
     load, rows of a release that had no counts, a changed TIME_ZONE). Returns the counts made.
 
-    Run it while no process writes Activity rows: one that writes during it can be counted twice or not
-    at all.
+    It may run while the site writes rows. On PostgreSQL it first takes a SHARE lock on the Activity
+    table, which waits for the writes in flight (their rows and counts commit together) and holds new
+    ones back until the recount commits; they then add to the fresh counts. SQLite needs no lock: the
+    DELETE comes first, and from then on the transaction holds the database's one write lock.
     """
     grouped = (
         Activity.objects.annotate(day=TruncDate("created_at", tzinfo=timezone.get_default_timezone()))
@@ -260,7 +262,11 @@ def recount() -> int:
         .annotate(calls=Count("*"))
         .order_by()
     )
+    rows = connection.ops.quote_name(Activity._meta.db_table)
     with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(f"LOCK TABLE {rows} IN SHARE MODE")
         ActivityCount.objects.all().delete()
         made = ActivityCount.objects.bulk_create(
             (ActivityCount(**row) for row in grouped.iterator()), batch_size=COUNT_BATCH

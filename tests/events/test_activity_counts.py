@@ -1,15 +1,17 @@
 """The day counts the agent-readiness dashboard reads (`ActivityCount`) always equal counting the
 Activity rows: they are written with the rows, in their transaction, on the site's days, by the
-immediate writer the tests use, by the batched one the site runs, and by two processes at once."""
+immediate writer the tests use, by the batched one the site runs, by two processes at once, and
+after a recount made beside a writer."""
 
 import importlib
 import threading
+import time
 from datetime import UTC, datetime
 
 import pytest
 from django.apps import apps
 from django.core.management import call_command
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Count
 from django.db.models.functions import TruncDate
 from django.utils import timezone
@@ -167,3 +169,64 @@ def test_two_writers_at_once_on_the_same_days_lose_nothing_and_do_not_deadlock()
     assert not failures
     assert Activity.objects.count() == 2 * 20 * 5 * 2
     assert set(counted().values()) == {40} and counted() == counted_from_rows()
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_a_recount_beside_the_site_waits_for_the_write_in_flight_and_counts_its_rows():
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite has one write lock, which the recount's first statement takes")
+    activity.write_rows([Activity(action="search_events", mode="ui", outcome="OK") for _ in range(3)])
+    written, commit, failures = threading.Event(), threading.Event(), []
+
+    def writer() -> None:  # a batch of a key the counts do not hold yet, committed when told
+        try:
+            with transaction.atomic():
+                activity.write_rows([Activity(action="save_event", mode="agent", outcome="OK")])
+                written.set()
+                commit.wait(timeout=30)
+        except Exception as error:
+            failures.append(error)
+        finally:
+            written.set()
+            connection.close()
+
+    def recounter() -> None:
+        try:
+            activity.recount()
+        except Exception as error:
+            failures.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=writer), threading.Thread(target=recounter)]
+    threads[0].start()
+    written.wait(timeout=30)
+    threads[1].start()
+    waiting = False
+    for _ in range(300):  # until the recount waits for the writer's transaction, or finished without it
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock' AND query LIKE %s",
+                ["LOCK TABLE%"],
+            )
+            waiting = cursor.fetchone()[0] == 1
+        if waiting or not threads[1].is_alive():
+            break
+        time.sleep(0.02)
+    commit.set()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert waiting, "the recount did not wait for the write in flight"
+    assert not failures
+    day = timezone.localdate(timezone=timezone.get_default_timezone())
+    assert (
+        counted()
+        == counted_from_rows()
+        == {
+            (day, "ui", "search_events", "OK"): 3,
+            (day, "agent", "save_event", "OK"): 1,
+        }
+    )

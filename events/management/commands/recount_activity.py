@@ -2,8 +2,8 @@
 
 The counts are kept with the rows as they are written (events/activity.py). Run this after rows were
 written another way (a bulk load), after the site's TIME_ZONE changed (days are the site's), or once
-the processes of a release that had no counts have stopped. Stop the processes that write Activity
-rows (gunicorn, the worker) first: a row written during the recount can be counted twice or not at all.
+the processes of a release that had no counts have stopped. The site may keep running: writes wait
+for the recount (see `events.activity.recount`).
 """
 
 from __future__ import annotations
