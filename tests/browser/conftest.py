@@ -42,6 +42,11 @@ def browser():
     pytest.importorskip("playwright.sync_api")
     with launch(headless=True) as chromium:
         yield chromium
+        # While Playwright's event loop runs in this thread, asgiref keeps Django's connections in a
+        # context variable, apart from the thread's own: the tests since the launch used that one.
+        # Close it before the loop stops, or its PostgreSQL session outlives the run and the test
+        # database cannot be dropped.
+        connections.close_all()
 
 
 @pytest.fixture(scope="package")
