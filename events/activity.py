@@ -262,11 +262,11 @@ def recount() -> int:
         .annotate(calls=Count("*"))
         .order_by()
     )
-    rows = connection.ops.quote_name(Activity._meta.db_table)
+    table = connection.ops.quote_name(Activity._meta.db_table)
     with transaction.atomic():
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
-                cursor.execute(f"LOCK TABLE {rows} IN SHARE MODE")
+                cursor.execute(f"LOCK TABLE {table} IN SHARE MODE")
         ActivityCount.objects.all().delete()
         made = ActivityCount.objects.bulk_create(
             (ActivityCount(**row) for row in grouped.iterator()), batch_size=COUNT_BATCH

@@ -3,9 +3,11 @@ Activity rows: they are written with the rows, in their transaction, on the site
 immediate writer the tests use, by the batched one the site runs, by two processes at once, and
 after a recount made beside a writer."""
 
+import functools
 import importlib
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
@@ -41,6 +43,21 @@ def counted_from_rows() -> dict[tuple, int]:
         .order_by()
     )
     return {(day, mode, action, outcome): n for day, mode, action, outcome, n in grouped}
+
+
+def in_thread(body: Callable[[], None], failures: list[Exception]) -> threading.Thread:
+    """A thread (not started) that runs `body` on its own connection, closes that connection when done,
+    and keeps what `body` raised for the test to assert on."""
+
+    def run() -> None:
+        try:
+            body()
+        except Exception as error:
+            failures.append(error)
+        finally:
+            connection.close()
+
+    return threading.Thread(target=run)
 
 
 def test_every_use_case_call_is_counted_on_its_day_by_mode_action_and_outcome():
@@ -145,22 +162,17 @@ def test_two_writers_at_once_on_the_same_days_lose_nothing_and_do_not_deadlock()
     barrier, failures = threading.Barrier(2), []
 
     def writer(order: list[datetime]) -> None:
-        try:
-            barrier.wait()
-            for _ in range(20):
-                activity.write_rows(
-                    [
-                        Activity(action="search_events", mode=mode, outcome="OK", created_at=when)
-                        for when in order
-                        for mode in ("ui", "agent")
-                    ]
-                )
-        except Exception as error:
-            failures.append(error)
-        finally:
-            connection.close()
+        barrier.wait()
+        for _ in range(20):
+            activity.write_rows(
+                [
+                    Activity(action="search_events", mode=mode, outcome="OK", created_at=when)
+                    for when in order
+                    for mode in ("ui", "agent")
+                ]
+            )
 
-    threads = [threading.Thread(target=writer, args=(order,)) for order in (days, days[::-1])]
+    threads = [in_thread(functools.partial(writer, order), failures) for order in (days, days[::-1])]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -185,21 +197,10 @@ def test_a_recount_beside_the_site_waits_for_the_write_in_flight_and_counts_its_
                 activity.write_rows([Activity(action="save_event", mode="agent", outcome="OK")])
                 written.set()
                 commit.wait(timeout=30)
-        except Exception as error:
-            failures.append(error)
         finally:
-            written.set()
-            connection.close()
+            written.set()  # a failed write must not keep the test waiting
 
-    def recounter() -> None:
-        try:
-            activity.recount()
-        except Exception as error:
-            failures.append(error)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=writer), threading.Thread(target=recounter)]
+    threads = [in_thread(writer, failures), in_thread(activity.recount, failures)]
     threads[0].start()
     written.wait(timeout=30)
     threads[1].start()
