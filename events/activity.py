@@ -4,7 +4,10 @@
 recorded by the write): it is not recorded, so one action is one row.
 
 The row is made after the use case's own transaction has committed or rolled back, so a refused
-call is recorded too and a recorded success is never rolled back with a later failure.
+call is recorded too and a recorded success is never rolled back with a later failure. A call refused
+before its use case ran (bad input, no sign-in, a token without the scope) is one row too, recorded by
+its interface with `record_refusal`: the dashboard's refusals are then every refusal callers met, the
+most common ones for agents included (which errors are recorded so: `DomainError.recorded_early`).
 
 Rows are written in batches, not by the request that made them (`ACTIVITY_FLUSH_SECONDS`, default 1):
 a synchronous INSERT and its commit on every call, reads included, was an eighth of an API search
@@ -29,6 +32,7 @@ import atexit
 import functools
 import logging
 import os
+import re
 import threading
 import time
 from collections import Counter
@@ -44,7 +48,7 @@ from django.utils import timezone
 
 from .choices import Mode
 from .errors import DomainError
-from .models import Activity, ActivityCount, Event
+from .models import PUBLIC_ID_PATTERN, Activity, ActivityCount, Event
 from .visitors import Visitor
 
 logger = logging.getLogger(__name__)
@@ -55,10 +59,15 @@ def outcome_of(result: Any) -> str:
     return getattr(result, "outcome", "OK")
 
 
+#: The recorded actions: the names of the use cases `records_activity` wraps.
+RECORDED_ACTIONS: set[str] = set()
+
+
 def records_activity[**P, R](func: Callable[P, R]) -> Callable[P, R]:
     """Record each call of the use case `func` as one row; the action is the use case's own name,
     which is also its tool's name (one name per action, checked by tests/events/test_names.py)."""
     action = func.__name__
+    RECORDED_ACTIONS.add(action)
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -71,12 +80,27 @@ def records_activity[**P, R](func: Callable[P, R]) -> Callable[P, R]:
             result = func(*args, **kwargs)
         except DomainError as error:
             _record(action, mode, error.reason, visitor, _event_by_id(event_id))
+            error.recorded = True
             raise
         event = getattr(result, "event", None)
         _record(action, mode, outcome_of(result), visitor, event.pk if event else _event_by_id(event_id))
         return result
 
     return wrapper
+
+
+def record_refusal(
+    *, action: str, mode: Mode | None, error: DomainError, visitor: Visitor | None, event_id: Any = None
+) -> None:
+    """One row for a call of `action` refused before its use case ran, its outcome the refusal's
+    reason. Nothing when the use case recorded the refusal itself, the action is no recorded use
+    case, the call is the site's own (`mode=None`) or the refusal is not put on the caller
+    (`recorded_early`). `event_id` is the caller's raw text: only a well-formed id names the event."""
+    if error.recorded or not error.recorded_early or action not in RECORDED_ACTIONS or mode is None:
+        return
+    well_formed = isinstance(event_id, str) and re.fullmatch(PUBLIC_ID_PATTERN, event_id)
+    _record(action, mode, error.reason, visitor, event_id if well_formed else None)
+    error.recorded = True
 
 
 def _event_by_id(event_id: Any) -> str | None:

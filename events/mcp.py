@@ -18,6 +18,7 @@ from django.utils import formats, timezone, translation
 from webmcp.mcp import McpAnswer, McpCall
 
 from . import policies, selectors, services
+from .activity import record_refusal
 from .api.envelope import error_envelope, error_headers
 from .api.inputs import validated_input
 from .api.scopes import READ, REGISTRATIONS_WRITE, SAVED_WRITE
@@ -86,6 +87,9 @@ def answer(call: McpCall, *, visitor: Visitor, scopes: frozenset[str] | None) ->
             return _preview(name, visitor, arguments, run)
         return McpAnswer(run(visitor, arguments))
     except DomainError as error:
+        if call.final:  # a refusal before the use case ran (or in the preview) is the call's row
+            event_id = call.arguments.get("event_id")
+            record_refusal(action=name, mode=Mode.MCP, error=error, visitor=visitor, event_id=event_id)
         version = selectors.state_version(visitor=visitor)
         return McpAnswer(
             error_envelope(error, state_version=version), is_error=True, headers=error_headers(error)

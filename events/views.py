@@ -37,6 +37,7 @@ from webmcp.responses import (
 )
 
 from . import ics, jsonld, policies, selectors, services
+from .activity import record_refusal
 from .api.envelope import current_state_version, error_envelope, error_headers
 from .api.inputs import validated_input
 from .api.serializers import (
@@ -102,7 +103,7 @@ def _search_tool_call(request: HtmxHttpRequest, visitor: Visitor) -> HttpRespons
     try:
         conditions = EventSearchForm.conditions_from(_tool_input(request, EventSearchInput))
     except DomainError as error:
-        return _tool_refusal(request, error)
+        return _tool_refusal(request, error, action="search_events", mode=Mode.AGENT)
     form = EventSearchForm(_querydict(conditions))
     context = _list_context(request, visitor, form, mode=Mode.AGENT)
     state = {"state_version": context["webmcp_state"]["stateVersion"]}
@@ -293,10 +294,13 @@ def _write(
     """One write from a page's form or a tool call: the use case once, a message for the person
     (`done`, or `unchanged` when the call was a repeat), then the page it came from."""
     visitor = visitor_from_request(request, create_token=create_token)
+    mode = client_mode(request, default=Mode.UI)
     try:
         _check_tool_write(request, event_id)
-        result = use_case(visitor=visitor, mode=client_mode(request, default=Mode.UI), event_id=event_id)
+        result = use_case(visitor=visitor, mode=mode, event_id=event_id)
     except DomainError as error:
+        if tool_call(request):
+            return _tool_refusal(request, error, action=use_case.__name__, mode=mode, event_id=event_id)
         return _refused(request, event_id, error)
     if result.outcome == "OK":
         messages.success(request, str(done))
@@ -449,16 +453,19 @@ def _tool_input(request: HtmxHttpRequest, serializer: type) -> dict[str, Any]:
     return validated_input(serializer, data)
 
 
-def _tool_refusal(request: HtmxHttpRequest, error: DomainError) -> HttpResponse:
+def _tool_refusal(
+    request: HtmxHttpRequest, error: DomainError, *, action: str, mode: Mode, event_id: str | None = None
+) -> HttpResponse:
+    """The envelope of a refused tool call; a refusal before the use case ran is its Activity row."""
+    record_refusal(
+        action=action, mode=mode, error=error, visitor=visitor_from_request(request), event_id=event_id
+    )
     envelope = error_envelope(error, state_version=current_state_version(request))
     return tool_refusal(envelope, status=error.http_status, headers=error_headers(error))
 
 
 def _refused(request: HtmxHttpRequest, event_id: str, error: DomainError) -> HttpResponse:
-    """A refusal from a write use case, shown as a message on the page it came from (never a 500);
-    a tool call gets the envelope instead."""
-    if tool_call(request):
-        return _tool_refusal(request, error)
+    """A refusal from a write use case, shown as a message on the page it came from (never a 500)."""
     if isinstance(error, EventNotFound) and not isinstance(error, RegistrationNotFound):
         raise Http404(str(error)) from error
     if isinstance(error, AuthRequired) and not request.htmx:

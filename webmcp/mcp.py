@@ -68,6 +68,9 @@ class McpCall:
     request: HttpRequest
     #: False: describe what would happen (`McpAnswer.preview`), do not do it.
     confirmed: bool = True
+    #: False: the caller gets a refusal of this module's own (declined, a stale confirmation), which
+    #: only borrows this answer's stateVersion; what this answer refuses is not the call's outcome.
+    final: bool = True
 
 
 @dataclass
@@ -185,8 +188,10 @@ def build_server(call: Caller) -> Server:
         assert current is not None, "the MCP view sets the request"
         arguments = dict(params.arguments or {})
 
-        async def run(*, confirmed: bool = True) -> McpAnswer:
-            answer = await sync_to_async(call)(McpCall(declaration, arguments, current.http, confirmed))
+        async def run(*, confirmed: bool = True, final: bool = True) -> McpAnswer:
+            answer = await sync_to_async(call)(
+                McpCall(declaration, arguments, current.http, confirmed, final)
+            )
             current.headers.update(answer.headers)
             return answer
 
@@ -200,12 +205,12 @@ def build_server(call: Caller) -> Server:
                 content = reply.content if isinstance(reply.content, dict) else {}
                 if content.get(ELICIT_KEY) is True:
                     return _result(await run())
-            return _refusal(DECLINED, await run(confirmed=False))
+            return _refusal(DECLINED, await run(confirmed=False, final=False))
         who = current.principal
         if isinstance(confirmation, str) and confirmation:
             if confirmation_matches(confirmation, principal=who, tool=declaration.name, arguments=arguments):
                 return _result(await run())
-            return _refusal(STALE_CONFIRMATION, await run(confirmed=False))
+            return _refusal(STALE_CONFIRMATION, await run(confirmed=False, final=False))
         preview = await run(confirmed=False)
         if preview.is_error or not preview.preview:
             return _result(preview)

@@ -5,9 +5,12 @@ Success bodies are described by the output serializers that build them (`seriali
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from drf_spectacular.authentication import SessionScheme
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
 from events.models import PUBLIC_ID_PATTERN
@@ -63,6 +66,23 @@ ERROR_DESCRIPTIONS = {
     500: "INTERNAL_ERROR",
     503: "TEMPORARY_FAILURE / EVENT_SERVICE_UNAVAILABLE (retryable)",
 }
+
+
+#: The attribute of a view method naming the use case it calls (see `operation`).
+ACTION_ATTRIBUTE = "use_case"
+
+
+def operation[F: Callable[..., Any]](use_case: str, **documented: Any) -> Callable[[F], F]:
+    """A view method's OpenAPI operation, whose id is the name of the use case it calls; the method
+    keeps that name too, so a refusal before the use case ran is recorded as a call of it
+    (`exceptions.api_exception_handler`)."""
+
+    def decorate(method: F) -> F:
+        method = extend_schema(operation_id=use_case, **documented)(method)
+        setattr(method, ACTION_ATTRIBUTE, use_case)
+        return method
+
+    return decorate
 
 
 def responses(success_serializer, *error_codes: int, success: tuple[int, ...] = (200,)) -> dict:

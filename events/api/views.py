@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -54,8 +53,8 @@ def _event_id(request: Request, event_id: str) -> str:
 
 
 class EventSearchApi(APIView):
-    @extend_schema(
-        operation_id="search_events",
+    @schema.operation(
+        "search_events",
         parameters=[EventSearchPageInput],
         responses=schema.responses(SearchOutput, 400, 429, 503),
         summary="Search published upcoming events",
@@ -68,8 +67,8 @@ class EventSearchApi(APIView):
 
 
 class EventDetailApi(APIView):
-    @extend_schema(
-        operation_id="get_event_details",
+    @schema.operation(
+        "get_event_details",
         parameters=[schema.EVENT_ID],
         responses=schema.responses(EventDetailsOutput, 400, 404, 503),
         summary="Everything public about one event, with the visitor's saved and registered state",
@@ -87,8 +86,8 @@ class SavedEventApi(APIView):
     throttle_scope = WRITES
     write_scope = SAVED_WRITE
 
-    @extend_schema(
-        operation_id="save_event",
+    @schema.operation(
+        "save_event",
         parameters=[schema.EVENT_ID],
         request=None,
         responses=schema.responses(SaveOutput, 400, 403, 404, 409, 429, 503, success=(200, 201)),
@@ -100,8 +99,8 @@ class SavedEventApi(APIView):
         result = services.save_event(visitor=visitor, mode=_mode(request), event_id=event_id)
         return Response(SaveOutput(result).data, status=200 if result.already_saved else 201)
 
-    @extend_schema(
-        operation_id="unsave_event",
+    @schema.operation(
+        "unsave_event",
         parameters=[schema.EVENT_ID],
         request=None,
         responses=schema.responses(UnsaveOutput, 400, 403, 404, 429, 503),
@@ -116,8 +115,8 @@ class SavedEventApi(APIView):
 
 
 class SavedListApi(APIView):
-    @extend_schema(
-        operation_id="list_saved",
+    @schema.operation(
+        "list_saved",
         responses=schema.responses(SavedListOutput, 400, 503),
         summary="The visitor's saved events (account or session)",
     )
@@ -133,8 +132,8 @@ class RegistrationApi(APIView):
     throttle_scope = WRITES
     write_scope = REGISTRATIONS_WRITE
 
-    @extend_schema(
-        operation_id="register_event",
+    @schema.operation(
+        "register_event",
         parameters=[schema.EVENT_ID],
         request=None,
         responses=schema.responses(RegistrationOutput, 400, 401, 403, 404, 409, 429, 503, success=(200, 201)),
@@ -146,8 +145,8 @@ class RegistrationApi(APIView):
         )
         return Response(RegistrationOutput(result).data, status=201 if result.created else 200)
 
-    @extend_schema(
-        operation_id="cancel_registration",
+    @schema.operation(
+        "cancel_registration",
         parameters=[schema.EVENT_ID],
         request=None,
         responses=schema.responses(CancelOutput, 400, 401, 403, 404, 409, 429, 503),
@@ -161,8 +160,8 @@ class RegistrationApi(APIView):
 
 
 class RegistrationListApi(APIView):
-    @extend_schema(
-        operation_id="list_registrations",
+    @schema.operation(
+        "list_registrations",
         responses=schema.responses(RegistrationListOutput, 400, 401, 503),
         summary="The signed-in visitor's registrations, newest first",
     )
@@ -178,8 +177,8 @@ class WaitlistApi(APIView):
     throttle_scope = WRITES
     write_scope = REGISTRATIONS_WRITE
 
-    @extend_schema(
-        operation_id="join_waitlist",
+    @schema.operation(
+        "join_waitlist",
         parameters=[schema.EVENT_ID],
         request=None,
         responses=schema.responses(WaitlistOutput, 400, 401, 403, 404, 409, 429, 503, success=(200, 201)),
@@ -191,8 +190,8 @@ class WaitlistApi(APIView):
         )
         return Response(WaitlistOutput(result).data, status=200 if result.already_waiting else 201)
 
-    @extend_schema(
-        operation_id="leave_waitlist",
+    @schema.operation(
+        "leave_waitlist",
         parameters=[schema.EVENT_ID],
         request=None,
         responses=schema.responses(LeaveWaitlistOutput, 400, 401, 403, 404, 429, 503),
@@ -206,8 +205,8 @@ class WaitlistApi(APIView):
 
 
 class WaitlistListApi(APIView):
-    @extend_schema(
-        operation_id="list_waitlist",
+    @schema.operation(
+        "list_waitlist",
         responses=schema.responses(WaitlistListOutput, 400, 401, 503),
         summary="The signed-in visitor's waiting lists, with positions and held seats (offers first)",
     )

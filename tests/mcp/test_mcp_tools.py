@@ -80,6 +80,12 @@ def test_bad_input_and_unknown_ids_are_is_error_envelopes(mcp_url, mode):
         "EVENT_NOT_FOUND",
     )
     assert all("stateVersion" in answer.structured_content for answer in (bad_enum, unknown_key, missing))
+    # Each refused call is one row, the two refused before the use case ran included.
+    assert list(Activity.objects.order_by("id").values_list("action", "mode", "outcome")) == [
+        ("search_events", "mcp", "VALIDATION_ERROR"),
+        ("search_events", "mcp", "UNKNOWN_PARAMETER"),
+        ("get_event_details", "mcp", "EVENT_NOT_FOUND"),
+    ]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -98,6 +104,14 @@ def test_anonymous_writes_need_a_token(mcp_url, mode):
     )
     assert "access token" in saved.structured_content["message"]
     assert not SavedEvent.objects.exists()
+    row = Activity.objects.get()
+    assert (row.action, row.mode, row.outcome, row.user, row.event.public_id) == (
+        "save_event",
+        "mcp",
+        "SIGN_IN_REQUIRED",
+        None,
+        "evt-mcp-anon",
+    )
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -125,6 +139,8 @@ def test_a_token_saves_and_a_missing_scope_is_refused(mcp_url, mode, user, token
         "registrations:write",
     )
     assert not Registration.objects.exists()
+    rows = Activity.objects.order_by("id").values_list("action", "outcome", "user")
+    assert list(rows) == [("save_event", "OK", user.pk), ("register_event", "INSUFFICIENT_SCOPE", user.pk)]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -165,7 +181,9 @@ def test_register_without_elicitation_is_a_preview_then_a_confirmed_call(mcp_url
     # The confirmation was spent by the registration: replaying it writes nothing.
     assert replay.is_error is True and replay.structured_content["reason"] == "CONFIRMATION_INVALID"
     assert Registration.objects.get(user=user).status == RegistrationStatus.CANCELLED
-    assert list(Activity.objects.filter(action="register_event").values_list("mode", flat=True)) == ["mcp"]
+    # The stale confirmations' previews are no rows of their own: each call's outcome is its refusal.
+    registers = Activity.objects.filter(action="register_event").values_list("mode", "outcome")
+    assert list(registers) == [("mcp", "OK")]
 
 
 def test_register_with_elicitation_asks_the_person(mcp_url, user, token_for):
@@ -212,6 +230,10 @@ def test_a_full_event_is_refused_before_asking(mcp_url, user, token_for):
         "CONFLICT",
         "EVENT_FULL",
     )
+    # Refused before asking the person: the preview's refusal is the call's one row.
+    assert list(Activity.objects.values_list("action", "mode", "outcome")) == [
+        ("register_event", "mcp", "EVENT_FULL")
+    ]
 
 
 @pytest.mark.parametrize("mode", MODES)

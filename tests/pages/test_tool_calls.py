@@ -329,7 +329,8 @@ def test_an_invalid_search_is_refused_with_the_envelope_and_nothing_rendered(
     body = refusal(search_call(signed_in_en_client, query), 400, "INVALID_INPUT", reason)
     assert sorted(body["fields"]) == fields
     assert body["stateVersion"] == 1
-    assert activity() == before  # no search ran
+    # No search ran, and the refused call is one row: its outcome is the reason.
+    assert activity() == [*before, ("search_events", "agent", reason)]
 
 
 def test_the_api_refuses_the_same_unknown_parameter(en_client, events):
@@ -574,7 +575,7 @@ def test_a_body_with_any_key_is_refused_as_unknown_and_nothing_is_written(
     assert list(Registration.objects.values_list("event__public_id", "status")) == [
         (events["kaohsiung"].public_id, RegistrationStatus.CONFIRMED)
     ]
-    assert activity() == []
+    assert activity() == [(tool, "agent", "UNKNOWN_PARAMETER")]  # the refused call, no write
 
 
 @pytest.mark.parametrize("body", ["{", "not json", "[]", '["note"]', "null", "3"])
@@ -582,7 +583,7 @@ def test_a_body_that_is_no_json_object_is_refused(signed_in_en_client, events, b
     response = write_call(signed_in_en_client, "save_event", events["intro"].public_id, "save", body)
     refusal(response, 400, "INVALID_INPUT", "VALIDATION_ERROR")
     assert not SavedEvent.objects.exists()
-    assert activity() == []
+    assert activity() == [("save_event", "agent", "VALIDATION_ERROR")]
 
 
 def test_an_empty_object_is_no_input(signed_in_en_client, user, events):
@@ -594,7 +595,8 @@ def test_a_malformed_event_id_in_the_path_is_refused(signed_in_en_client):
     response = write_call(signed_in_en_client, "save_event", "EVT 1", "save")
     body = refusal(response, 400, "INVALID_INPUT", "VALIDATION_ERROR")
     assert "event_id" in body["fields"]
-    assert activity() == []
+    assert activity() == [("save_event", "agent", "VALIDATION_ERROR")]
+    assert Activity.objects.get().event is None  # a malformed id names no event
 
 
 def test_writes_beyond_the_rate_are_refused_with_retry_after(settings, signed_in_en_client, user, events):
