@@ -1,9 +1,19 @@
 """Shared fixtures."""
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 
 from tests.factories import EventFactory, UserFactory
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fast_password_hashing():
+    """Accounts are made by the hundred (factories, seeds, package fixtures), and the production
+    hasher spends 0.3 s on each by design; what the tests test is who may do what, not the hash.
+    Session-wide, so package fixtures get it too. Servers started as processes (tests/tasks.py)
+    keep the production hasher, and no test signs in to one with a password made here."""
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -23,11 +23,6 @@ pytestmark = pytest.mark.django_db
 EVENT_CHANGELIST = reverse("admin:events_event_changelist")
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def organiser():
     return UserFactory(username="organiser", is_staff=True, is_superuser=True)

@@ -20,11 +20,6 @@ TAIPEI = ZoneInfo("Asia/Taipei")
 SEED_DAY = datetime(2026, 11, 29, tzinfo=TAIPEI)
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def seed() -> str:
     out = StringIO()
     call_command("seed_demo", stdout=out)

@@ -21,8 +21,7 @@ SEEDED = {"capacity": 2, "confirmed": 2, "held": 0, "waiting": 0}
 
 
 @pytest.fixture(autouse=True)
-def seeded(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def seeded():
     call_command("seed_demo", verbosity=0)
 
 

@@ -50,9 +50,3 @@ def activity() -> list[tuple[str, str, str]]:
 
 def version(visitor: Visitor) -> int:
     return state_version(visitor=visitor)
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    """Many accounts are created here; hashing strength is not what these tests test."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

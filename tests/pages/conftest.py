@@ -32,12 +32,6 @@ def manifest_tools(html: str) -> dict[str, dict[str, Any]]:
     return {tool["name"]: tool for tool in manifest_in(html)["tools"]}
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    """The page tests create many accounts; hashing strength is not what they test."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def en_client(db) -> Client:
     return Client(headers=EN)
