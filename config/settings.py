@@ -304,9 +304,14 @@ SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
 if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "WARNING")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # Django's records go to the root's handler alone: its own console handler (DEBUG only) printed
+    # each a second time, e.g. every "Bad Request" under `make run`. Its INFO records (the reloader,
+    # the task worker) show in development as Django's default has it, else from LOG_LEVEL.
+    "loggers": {"django": {"handlers": [], "level": "INFO" if DEBUG else LOG_LEVEL, "propagate": True}},
 }

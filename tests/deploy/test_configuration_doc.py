@@ -1,0 +1,27 @@
+"""Every environment variable the settings read is in the README's Configuration table, so a new
+setting cannot ship undocumented."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from django.conf import settings
+
+SETTINGS = Path(settings.BASE_DIR) / "config" / "settings.py"
+README = Path(settings.BASE_DIR) / "README.md"
+# os.environ.get("X"), os.environ["X"], the env_* helpers and dj-database-url's env="X".
+READ = re.compile(r'(?:environ(?:\.get\(|\[)|env_\w+\(|env=)\s*"([A-Z][A-Z0-9_]+)"')
+
+
+def configuration_table() -> str:
+    text = README.read_text(encoding="utf-8")
+    return text.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+
+
+def test_every_variable_the_settings_read_is_documented():
+    read = set(READ.findall(SETTINGS.read_text(encoding="utf-8")))
+    documented = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", configuration_table()))
+    # The pattern finds each way of reading one (a call split over lines, a helper, dj-database-url).
+    assert {"DATABASE_URL", "SECRET_KEY", "EMAIL_BACKEND", "NOTIFICATION_RETRY_DELAYS"} <= read
+    assert sorted(read - documented) == []
