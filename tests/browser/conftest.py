@@ -86,7 +86,7 @@ def _refuse_unless_test_database() -> None:
             pytest.fail(
                 f"refusing to seed and flush {conn.alias!r} ({name}): not a test database. pytest-django "
                 "creates one only when a collected test is marked django_db; run tests/browser as a whole "
-                "or add such a test (e.g. tests/api/test_health.py) to the selection."
+                "or add such a test (e.g. tests/browser/test_database_guard.py) to the selection."
             )
 
 

@@ -155,8 +155,9 @@ def shortfalls(report: dict, category: str) -> list[str]:
     return lines
 
 
-# No django_db marker: on SQLite its transaction holds the write lock for the whole test, so each
-# page view's Activity row would wait out the lock's timeout in the live server and be dropped.
+# No django_db marker: on SQLite its transaction would hold the write lock for the whole test, so each
+# page view's Activity row would wait out the lock's timeout in the live server and be dropped
+# (test_database_guard.py carries the marker that has the package's test database made).
 @pytest.mark.parametrize("path", PAGES)
 def test_lighthouse_scores_the_page_fully(server, orm, path, tmp_path):
     url = f"{server}{path}"
