@@ -10,6 +10,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.utils.csp import CSP
+from django.utils.log import DEFAULT_LOGGING
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -308,10 +309,19 @@ LOG_LEVEL = os.environ.get("LOG_LEVEL", "WARNING")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"django.server": DEFAULT_LOGGING["formatters"]["django.server"]},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        "django.server": DEFAULT_LOGGING["handlers"]["django.server"],
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    # Django's records go to the root's handler alone: its own console handler (DEBUG only) printed
-    # each a second time, e.g. every "Bad Request" under `make run`. Its INFO records (the reloader,
-    # the task worker) show in development as Django's default has it, else from LOG_LEVEL.
-    "loggers": {"django": {"handlers": [], "level": "INFO" if DEBUG else LOG_LEVEL, "propagate": True}},
+    "loggers": {
+        # Django's records go to the root's handler alone: its own console handler (DEBUG only)
+        # printed each a second time, e.g. every "Bad Request" under `make run`. Its INFO records (the
+        # reloader, the task worker) show in development as Django's default has it, else from LOG_LEVEL.
+        "django": {"handlers": [], "level": "INFO" if DEBUG else LOG_LEVEL, "propagate": True},
+        # Configuring "django" resets its children: the development server's request lines get
+        # Django's own handler back, with their time.
+        "django.server": DEFAULT_LOGGING["loggers"]["django.server"],
+    },
 }

@@ -7,17 +7,21 @@ its own with the project's settings.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 from django.conf import settings
 
-# A 4xx as Django's request handler logs it, and an INFO record of Django's.
+# A 4xx as Django's request handler logs it, an INFO record of Django's, and a request line of the
+# development server (`make run`).
 EMIT = (
     "import logging, django; django.setup(); "
     "logging.getLogger('django.request').warning('Bad Request: /probe-4xx'); "
-    "logging.getLogger('django.db').info('probe-info')"
+    "logging.getLogger('django.db').info('probe-info'); "
+    "logging.getLogger('django.server').info("
+    "'probe-request-line', extra={'status_code': 200, 'server_time': '03/Dec/2026 16:59:30'})"
 )
 
 
@@ -47,3 +51,8 @@ def test_djangos_info_records_show_in_development_and_in_production_from_log_lev
     assert printed(DEBUG="1").count("probe-info") == 1
     assert "probe-info" not in printed(DEBUG="0")
     assert printed(DEBUG="0", LOG_LEVEL="INFO").count("probe-info") == 1
+
+
+def test_the_development_servers_request_lines_keep_their_time():
+    lines = re.findall(r"^.*probe-request-line$", printed(DEBUG="1"), flags=re.MULTILINE)
+    assert lines == ["[03/Dec/2026 16:59:30] probe-request-line"]
