@@ -22,7 +22,7 @@ from django.contrib.auth.hashers import make_password
 from django.db import connection, connections
 from django.utils import timezone
 
-from events import services
+from events import actions, services
 from events.choices import EventStatus, Level, Location, RegistrationStatus, WaitlistStatus
 from events.errors import DomainError, EventFull
 from events.models import Event, Registration, WaitlistEntry
@@ -72,7 +72,9 @@ def run(
 
     def cancel(users):
         for user in users:
-            services.cancel_registration(visitor=Visitor(user=user), mode="api", event_id=event.public_id)
+            actions.call(
+                "cancel_registration", visitor=Visitor(user=user), channel="api", event_id=event.public_id
+            )
             time.sleep(0.01)
 
     def claim(users):
@@ -90,8 +92,11 @@ def run(
                     del left[pk]
                 elif status == WaitlistStatus.OFFERED:
                     try:
-                        services.register_event(
-                            visitor=Visitor(user=left[pk]), mode="api", event_id=event.public_id
+                        actions.call(
+                            "register_event",
+                            visitor=Visitor(user=left[pk]),
+                            channel="api",
+                            event_id=event.public_id,
                         )
                         claims.append(pk)
                         del left[pk]
@@ -102,7 +107,9 @@ def run(
     def outsider(users):
         for user in users:
             try:
-                services.register_event(visitor=Visitor(user=user), mode="api", event_id=event.public_id)
+                actions.call(
+                    "register_event", visitor=Visitor(user=user), channel="api", event_id=event.public_id
+                )
                 outsider_answers.append("REGISTERED")
             except DomainError as refusal:
                 outsider_answers.append(refusal.reason)
@@ -200,7 +207,7 @@ def _setup(tag: str, *, capacity: int, waiting: int, outsiders: int):
     )
     Registration.objects.bulk_create([Registration(user=user, event=event) for user in holders])
     for user in queue:  # one at a time: the queue's order is the order of joining
-        services.join_waitlist(visitor=Visitor(user=user), mode="api", event_id=event.public_id)
+        actions.call("join_waitlist", visitor=Visitor(user=user), channel="api", event_id=event.public_id)
     return event, holders, queue, others
 
 

@@ -1,5 +1,5 @@
 """Seat steps of a case's setup (`resetSeats`, `freeSeat`): done on the site's database through the
-product's own use cases (`events.services`), never raw SQL.
+product's own actions (`events.actions`), never raw SQL.
 
 A waiting-list case needs what no tool of its page can do: someone else cancelling, so that a seat
 frees and is held for the case's account. The runner does not import Django; it runs this module in a
@@ -73,7 +73,7 @@ def reset_seats(event_id: str) -> dict:
     """The event's seeded seats back (see the module docstring); returns what changed and the seats."""
     from django.contrib.auth import get_user_model
 
-    from events import services
+    from events import actions
     from events.choices import ACTIVE_WAITLIST, RegistrationStatus
     from events.models import Registration, WaitlistEntry
     from events.visitors import Visitor
@@ -92,13 +92,17 @@ def reset_seats(event_id: str) -> dict:
         )
         if entry is None:
             break
-        left = services.leave_waitlist(visitor=Visitor(user=entry.user), mode=MODE, event_id=event_id)
+        left = actions.call(
+            "leave_waitlist", visitor=Visitor(user=entry.user), channel=MODE, event_id=event_id
+        )
         done["left"] += 1
         done["declinedOffers"] += int(left.declined_offer)
     for registration in Registration.objects.select_related("user").filter(
         event=event, status=RegistrationStatus.CONFIRMED, **runner_accounts
     ):
-        services.cancel_registration(visitor=Visitor(user=registration.user), mode=MODE, event_id=event_id)
+        actions.call(
+            "cancel_registration", visitor=Visitor(user=registration.user), channel=MODE, event_id=event_id
+        )
         done["cancelled"] += 1
     User = get_user_model()
     for username in seeded_registrants(event_id):
@@ -107,7 +111,7 @@ def reset_seats(event_id: str) -> dict:
             raise SeatError(f"seeded registrant {username!r} is missing (was the site seeded?)")
         confirmed = Registration.objects.filter(user=user, event=event, status=RegistrationStatus.CONFIRMED)
         if not confirmed.exists():
-            services.register_event(visitor=Visitor(user=user), mode=MODE, event_id=event_id)
+            actions.call("register_event", visitor=Visitor(user=user), channel=MODE, event_id=event_id)
             done["registeredAgain"].append(username)
     done["seats"] = seats(event_id)
     return done
@@ -117,7 +121,7 @@ def free_seat(event_id: str, username: str) -> dict:
     """A seeded registrant cancels; the seat must go to `username`, who is waiting."""
     from django.contrib.auth import get_user_model
 
-    from events import services
+    from events import actions
     from events.choices import RegistrationStatus, WaitlistStatus
     from events.models import Registration, WaitlistEntry
     from events.visitors import Visitor
@@ -142,7 +146,7 @@ def free_seat(event_id: str, username: str) -> dict:
     if not holders:
         raise SeatError(f"no seeded registrant of {event_id} holds a seat to free (resetSeats first)")
     holder = holders[0].user
-    services.cancel_registration(visitor=Visitor(user=holder), mode=MODE, event_id=event_id)
+    actions.call("cancel_registration", visitor=Visitor(user=holder), channel=MODE, event_id=event_id)
     mine.refresh_from_db()
     if mine.status != WaitlistStatus.OFFERED:
         ahead = list(

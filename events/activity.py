@@ -1,13 +1,10 @@
-"""Record one `Activity` row per use-case call, in one place (a decorator on the use cases).
-
-`mode=None` is a call the site makes on its own behalf (re-drawing a page after a write, whose row was
-recorded by the write): it is not recorded, so one action is one row.
+"""Write the `Activity` rows: one per action call, asked for by `events.actions.perform` alone.
 
 The row is made after the use case's own transaction has committed or rolled back, so a refused
 call is recorded too and a recorded success is never rolled back with a later failure. A call refused
-before its use case ran (bad input, no sign-in, a token without the scope) is one row too, recorded by
-its interface with `record_refusal`: the dashboard's refusals are then every refusal callers met, the
-most common ones for agents included (which errors are recorded so: `DomainError.recorded_early`).
+before its use case ran (bad input, no sign-in, a token without the scope) is one row too: the
+dashboard's refusals are then every refusal callers met. A page re-drawn after a write calls the
+selectors directly and writes nothing, so one action is one row.
 
 Rows are written in batches, not by the request that made them (`ACTIVITY_FLUSH_SECONDS`, default 1):
 a synchronous INSERT and its commit on every call, reads included, was an eighth of an API search
@@ -29,14 +26,12 @@ counts equal counting the rows; `recount` rebuilds them after rows were written 
 from __future__ import annotations
 
 import atexit
-import functools
 import logging
 import os
-import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Any
 
@@ -47,8 +42,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from .choices import Mode
-from .errors import DomainError
-from .models import PUBLIC_ID_PATTERN, Activity, ActivityCount, Event
+from .models import Activity, ActivityCount, Event
 from .visitors import Visitor
 
 logger = logging.getLogger(__name__)
@@ -59,53 +53,10 @@ def outcome_of(result: Any) -> str:
     return getattr(result, "outcome", "OK")
 
 
-#: The recorded actions: the names of the use cases `records_activity` wraps.
-RECORDED_ACTIONS: set[str] = set()
-
-
-def records_activity[**P, R](func: Callable[P, R]) -> Callable[P, R]:
-    """Record each call of the use case `func` as one row; the action is the use case's own name,
-    which is also its tool's name (one name per action, checked by tests/events/test_names.py)."""
-    action = func.__name__
-    RECORDED_ACTIONS.add(action)
-
-    @functools.wraps(func)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        mode = kwargs.get("mode", Mode.API)
-        if mode is None:  # a page re-drawn after a call that was recorded already
-            return func(*args, **kwargs)
-        visitor = kwargs.get("visitor")
-        event_id = kwargs.get("event_id")
-        try:
-            result = func(*args, **kwargs)
-        except DomainError as error:
-            _record(action, mode, error.reason, visitor, _event_by_id(event_id))
-            error.recorded = True
-            raise
-        event = getattr(result, "event", None)
-        _record(action, mode, outcome_of(result), visitor, event.pk if event else _event_by_id(event_id))
-        return result
-
-    return wrapper
-
-
-def record_refusal(
-    *, action: str, mode: Mode | None, error: DomainError, visitor: Visitor | None, event_id: Any = None
-) -> None:
-    """One row for a call of `action` refused before its use case ran, its outcome the refusal's
-    reason. Nothing when the use case recorded the refusal itself, the action is no recorded use
-    case, the call is the site's own (`mode=None`) or the refusal is not put on the caller
-    (`recorded_early`). `event_id` is the caller's raw text: only a well-formed id names the event."""
-    if error.recorded or not error.recorded_early or action not in RECORDED_ACTIONS or mode is None:
-        return
-    well_formed = isinstance(event_id, str) and re.fullmatch(PUBLIC_ID_PATTERN, event_id)
-    _record(action, mode, error.reason, visitor, event_id if well_formed else None)
-    error.recorded = True
-
-
-def _event_by_id(event_id: Any) -> str | None:
-    """The event's public id, turned into its key when the row is written; None when no id."""
-    return event_id if isinstance(event_id, str) else None
+def record(*, action: str, mode: Mode, outcome: str, visitor: Visitor, event: int | str | None) -> None:
+    """One row for one call of `action` (only `events.actions.perform` calls this): `event` is the
+    event's key, or a well-formed public id that is turned into its key when the row is written."""
+    _record(action, mode, outcome, visitor, event)
 
 
 def _flush_seconds() -> float:

@@ -18,7 +18,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from . import outbox, services
+from . import outbox
+from .actions import ACTIONS, Caller, Performed, perform
 from .choices import Mode, NotificationStatus, RegistrationStatus
 from .models import Activity, Event, EventQuerySet, Notification, Registration, SavedEvent, WaitlistEntry
 from .visitors import Visitor
@@ -158,18 +159,23 @@ class EventAdmin(admin.ModelAdmin):
         """A capacity raise frees seats: they go to the waiting list at once, in the same transaction."""
         super().save_model(request, obj, form, change)
         if change and {"capacity", "offer_hours"} & set(form.changed_data):
-            offered = services.process_waitlists(event_pks=[obj.pk])
-            if offered:
-                self.message_user(
-                    request,
-                    ngettext(
-                        "%(count)d seat was offered to the waiting list; the person is told by e-mail.",
-                        "%(count)d seats were offered to the waiting list; each person is told by e-mail.",
-                        offered,
-                    )
-                    % {"count": offered},
-                    messages.SUCCESS,
-                )
+            performed = _perform(request, "offer_free_seats", {"event_id": obj.public_id})
+            for result in _results(request, [performed]):
+                self._tell_offered(request, result.offered)
+
+    def _tell_offered(self, request: HttpRequest, offered: int) -> None:
+        if not offered:
+            return
+        self.message_user(
+            request,
+            ngettext(
+                "%(count)d seat was offered to the waiting list; the person is told by e-mail.",
+                "%(count)d seats were offered to the waiting list; each person is told by e-mail.",
+                offered,
+            )
+            % {"count": offered},
+            messages.SUCCESS,
+        )
 
     @admin.display(description=_("price"), ordering="price_amount")
     def price_display(self, event: Event) -> str:
@@ -187,16 +193,15 @@ class EventAdmin(admin.ModelAdmin):
             return _("unlimited")
         return event.seats_left
 
-    def _apply(self, request: HttpRequest, queryset: QuerySet[Event], use_case) -> list:
-        """Run an organiser's use case on each selected event (its own transaction, Activity row and
+    def _apply(self, request: HttpRequest, queryset: QuerySet[Event], name: str) -> list:
+        """Perform an organiser's action on each selected event (its own transaction, Activity row and
         effects), as the person signed in to the admin."""
-        visitor = Visitor(user=cast(User, request.user))  # the admin site lets in only signed-in staff
         ids = list(_plain(queryset).values_list("public_id", flat=True))
-        return [use_case(visitor=visitor, mode=Mode.ADMIN, event_id=event_id) for event_id in ids]
+        return _results(request, [_perform(request, name, {"event_id": event_id}) for event_id in ids])
 
     @admin.action(description=_("Publish selected events"), permissions=["change"])
     def publish(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
-        count = sum(result.changed for result in self._apply(request, queryset, services.publish_event))
+        count = sum(result.changed for result in self._apply(request, queryset, "publish_event"))
         self.message_user(
             request,
             ngettext("%(count)d event was published.", "%(count)d events were published.", count)
@@ -206,7 +211,7 @@ class EventAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Unpublish selected events (back to draft)"), permissions=["change"])
     def unpublish(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
-        count = sum(result.changed for result in self._apply(request, queryset, services.unpublish_event))
+        count = sum(result.changed for result in self._apply(request, queryset, "unpublish_event"))
         self.message_user(
             request,
             ngettext(
@@ -220,7 +225,7 @@ class EventAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Cancel selected events"), permissions=["change"])
     def cancel(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
-        results = self._apply(request, queryset, services.cancel_event)
+        results = self._apply(request, queryset, "cancel_event")
         count = sum(result.changed for result in results)
         told = sum(result.cancelled_registrations for result in results)
         self.message_user(
@@ -264,24 +269,71 @@ class EventAdmin(admin.ModelAdmin):
         return response
 
 
+def _perform(request: HttpRequest, name: str, data: dict[str, object]) -> Performed:
+    # The admin site lets in only signed-in staff.
+    caller = Caller(visitor=Visitor(user=cast(User, request.user)), channel=Mode.ADMIN)
+    return perform(ACTIONS[name], caller, data)
+
+
+def _results(request: HttpRequest, performed: list[Performed]) -> list:
+    """The results of the calls that went through; each refusal is told to the organiser once."""
+    for reason, message in sorted({(p.error.reason, str(p.error.message)) for p in performed if p.error}):
+        messages.error(request, f"{reason}: {message}")
+    return [p.result for p in performed if p.error is None]
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows that change only through the use cases (seats, the waiting list, e-mails, Activity): the
+    admin shows them and offers those use cases as actions, and never edits them itself."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object | None = None) -> bool:
+        return False
+
+
 @admin.register(Registration)
-class RegistrationAdmin(admin.ModelAdmin):
+class RegistrationAdmin(ReadOnlyAdmin):
     list_display = ["user", "event", "status", "created_at", "updated_at"]
     list_filter = ["status", "event"]
     list_select_related = ["user", "event"]
     search_fields = ["user__username", "user__email", "event__title", "event__public_id"]
-    autocomplete_fields = ["user", "event"]
-    readonly_fields = ["created_at", "updated_at"]
     date_hierarchy = "created_at"
+    actions = ["cancel_registrations"]
+
+    def has_cancel_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("events.change_registration")
+
+    @admin.action(description=_("Cancel selected registrations"), permissions=["cancel"])
+    def cancel_registrations(self, request: HttpRequest, queryset: QuerySet[Registration]) -> None:
+        """Each through the organiser's use case: the freed seat goes to the first person waiting."""
+        ids = list(queryset.order_by("pk").values_list("pk", flat=True))
+        results = _results(
+            request,
+            [_perform(request, "cancel_attendee_registration", {"registration_id": pk}) for pk in ids],
+        )
+        count = sum(not result.already_cancelled for result in results)
+        self.message_user(
+            request,
+            ngettext(
+                "%(count)d registration was cancelled; its seat goes to whoever waits first.",
+                "%(count)d registrations were cancelled; their seats go to whoever waits first.",
+                count,
+            )
+            % {"count": count},
+            messages.SUCCESS,
+        )
 
 
 @admin.register(SavedEvent)
-class SavedEventAdmin(admin.ModelAdmin):
+class SavedEventAdmin(ReadOnlyAdmin):
     list_display = ["event", "user", "visitor_token", "created_at"]
     list_select_related = ["user", "event"]
     search_fields = ["user__username", "event__title", "event__public_id"]
-    autocomplete_fields = ["user", "event"]
-    readonly_fields = ["created_at"]
 
 
 @admin.register(WaitlistEntry)

@@ -22,23 +22,15 @@ class DomainError(Exception):
     next_action: ClassVar[str] = "Stop and tell the person something went wrong."
     #: What a page tells the person (translated); `message` and `nextAction` are for programs and agents.
     person_message: ClassVar[str | Promise] = _("Sorry, that did not work. Please try again.")
-    #: Whether this refusal, given before any use case ran (the input, the sign-in, the token's scope),
-    #: is still the call's Activity row. Not for what cannot be put on the caller's account: a bad
-    #: token, a write without its CSRF token (it may be forged), the write rate (a flood must not turn
-    #: into rows) or a failure of the site's own.
-    recorded_early: ClassVar[bool] = False
 
     def __init__(self, message: str | None = None, *, extra: dict[str, Any] | None = None) -> None:
         self.message = message or self.default_message
         self.extra = extra or {}
-        #: Set once this refusal is some call's Activity row, so no interface records it twice.
-        self.recorded = False
         super().__init__(self.message)
 
 
 class InvalidInput(DomainError):
     code = "INVALID_INPUT"
-    recorded_early = True
     reason = "VALIDATION_ERROR"
     http_status = 400
     default_message = "The input is not valid."
@@ -58,7 +50,6 @@ class CurrentEventMismatch(InvalidInput):
 
 class EventNotFound(DomainError):
     code = "NOT_FOUND"
-    recorded_early = True
     reason = "EVENT_NOT_FOUND"
     http_status = 404
     default_message = "No public event has this id."
@@ -74,7 +65,6 @@ class RegistrationNotFound(EventNotFound):
 
 class AuthRequired(DomainError):
     code = "AUTH_REQUIRED"
-    recorded_early = True
     reason = "SIGN_IN_REQUIRED"
     person_message = _("Please sign in first; then you can do this.")
     http_status = 401
@@ -97,14 +87,12 @@ class TokenRequired(AuthRequired):
 
 class InvalidToken(AuthRequired):
     reason = "INVALID_TOKEN"
-    recorded_early = False
     default_message = "The access token is not valid: unknown, expired or revoked."
     next_action = "Stop and ask the person for a new access token (made on My events)."
 
 
 class PermissionDenied(DomainError):
     code = "PERMISSION_DENIED"
-    recorded_early = True
     reason = "NOT_ORGANISER"
     http_status = 403
     default_message = "Only an organiser may do this."
@@ -119,14 +107,12 @@ class InsufficientScope(PermissionDenied):
 
 class CsrfFailed(PermissionDenied):
     reason = "CSRF_FAILED"
-    recorded_early = False
     default_message = "The request is missing a valid CSRF token."
     next_action = "Stop; reload the page before trying again."
 
 
 class Conflict(DomainError):
     code = "CONFLICT"
-    recorded_early = True
     http_status = 409
     next_action = "Tell the person; ask before doing anything else."
 

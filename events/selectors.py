@@ -10,8 +10,7 @@ from typing import Any
 from django.db.models import Exists, Func, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
-from .activity import records_activity
-from .choices import ACTIVE_WAITLIST, Mode, RegistrationStatus
+from .choices import ACTIVE_WAITLIST, RegistrationStatus
 from .errors import AuthRequired, EventNotFound
 from .models import Event, Registration, SavedEvent, VisitorState, WaitlistEntry, count_rows
 from .policies import VisitorFacts
@@ -89,11 +88,9 @@ def state_version(*, visitor: Visitor) -> int:
     return VisitorState.objects.filter(visitor_key=visitor.key).values_list("version", flat=True).first() or 0
 
 
-@records_activity
 def search_events(
     *,
     visitor: Visitor,
-    mode: Mode | None,
     query: str | None = None,
     location: str | None = None,
     price: str | None = None,
@@ -147,8 +144,7 @@ def search_events(
     )
 
 
-@records_activity
-def get_event_details(*, visitor: Visitor, mode: Mode | None, event_id: str) -> EventDetails:
+def get_event_details(*, visitor: Visitor, event_id: str) -> EventDetails:
     """A public event (published or cancelled) with the visitor's saved and registration state."""
     event = (
         with_saved(Event.objects.public().with_seats(), visitor=visitor).filter(public_id=event_id).first()

@@ -1,4 +1,5 @@
-"""Write use cases (layer 2). Each runs in one transaction, is idempotent, and records one Activity.
+"""Write use cases (layer 2). Each runs in one transaction and is idempotent; its call's Activity row
+is written by `events.actions.perform`, which every interface goes through.
 
 Refusals are typed errors from `errors.py`; `stateVersion` rises exactly once per real change and
 never on a no-op.
@@ -16,8 +17,7 @@ from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 
 from . import outbox, policies, tasks
-from .activity import records_activity
-from .choices import ACTIVE_WAITLIST, EventStatus, Mode, NotificationKind, RegistrationStatus, WaitlistStatus
+from .choices import ACTIVE_WAITLIST, EventStatus, NotificationKind, RegistrationStatus, WaitlistStatus
 from .errors import AuthRequired, EventNotFound, PermissionDenied, RegistrationNotFound
 from .models import Event, Registration, SavedEvent, VisitorState, WaitlistEntry, count_rows
 from .selectors import WaitlistPlace, saved_owner, state_version, waitlist_place
@@ -92,9 +92,8 @@ def bump_state_version(*, visitor: Visitor) -> int:
         return cursor.fetchone()[0]
 
 
-@records_activity
 @transaction.atomic
-def save_event(*, visitor: Visitor, mode: Mode, event_id: str) -> SaveResult:
+def save_event(*, visitor: Visitor, event_id: str) -> SaveResult:
     """Save a published event for the visitor (account or session token). Saving twice is a no-op."""
     event = _public_event(event_id)
     policies.may_save(policies.EventFacts.of(event), _facts(visitor)).enforce()
@@ -108,9 +107,8 @@ def save_event(*, visitor: Visitor, mode: Mode, event_id: str) -> SaveResult:
     return SaveResult(event=event, already_saved=False, state_version=bump_state_version(visitor=visitor))
 
 
-@records_activity
 @transaction.atomic
-def unsave_event(*, visitor: Visitor, mode: Mode, event_id: str) -> UnsaveResult:
+def unsave_event(*, visitor: Visitor, event_id: str) -> UnsaveResult:
     """Remove a save. Removing what is not saved changes nothing and is not an error."""
     event = _public_event(event_id)
     owner = saved_owner(visitor)
@@ -119,9 +117,8 @@ def unsave_event(*, visitor: Visitor, mode: Mode, event_id: str) -> UnsaveResult
     return UnsaveResult(event=event, was_saved=bool(deleted), state_version=version)
 
 
-@records_activity
 @transaction.atomic
-def register_event(*, visitor: Visitor, mode: Mode, event_id: str) -> RegistrationResult:
+def register_event(*, visitor: Visitor, event_id: str) -> RegistrationResult:
     """Register the signed-in visitor, or return the registration they already have.
 
     Locks the event row before counting seats, so concurrent calls cannot oversell; a seat held by a
@@ -167,9 +164,8 @@ def register_event(*, visitor: Visitor, mode: Mode, event_id: str) -> Registrati
     )
 
 
-@records_activity
 @transaction.atomic
-def cancel_registration(*, visitor: Visitor, mode: Mode, event_id: str) -> CancelResult:
+def cancel_registration(*, visitor: Visitor, event_id: str) -> CancelResult:
     """Cancel the visitor's registration; cancelling a cancelled one says so and changes nothing."""
     if visitor.user is None:
         raise AuthRequired()
@@ -198,6 +194,40 @@ def cancel_registration(*, visitor: Visitor, mode: Mode, event_id: str) -> Cance
     )
 
 
+@transaction.atomic
+def cancel_attendee_registration(*, visitor: Visitor, registration_id: int) -> CancelResult:
+    """An organiser cancels a person's registration (the admin): as when the person cancels, under the
+    event's row lock, the freed seat goes to the first person waiting, and the holder's stateVersion
+    rises. Cancelling a cancelled one changes nothing. Only an organiser (who may change registrations)
+    may; the rule of when a registration can be cancelled is the person's too (`policies.may_cancel`)."""
+    if visitor.user is None or not visitor.user.has_perm("events.change_registration"):
+        raise PermissionDenied()
+    event_pk = Registration.objects.filter(pk=registration_id).values_list("event_id", flat=True).first()
+    if event_pk is None:
+        raise RegistrationNotFound("No registration has this id.")
+    event = Event.objects.select_for_update().get(pk=event_pk)
+    registration = (
+        Registration.objects.select_related("user")
+        .annotate(anyone_waiting=_anyone_waiting("event"))
+        .get(pk=registration_id)
+    )
+    registration.event = event
+    holder = Visitor(user=registration.user)
+    if not registration.is_active:
+        return CancelResult(
+            registration=registration, already_cancelled=True, state_version=state_version(visitor=holder)
+        )
+    now = timezone.now()
+    policies.may_cancel(policies.EventFacts.of(event), _facts(holder, registered=True), now=now).enforce()
+    registration.status = RegistrationStatus.CANCELLED
+    registration.save(update_fields=["status", "updated_at"])
+    if registration.anyone_waiting:
+        _process_queue(event, now=now)
+    return CancelResult(
+        registration=registration, already_cancelled=False, state_version=bump_state_version(visitor=holder)
+    )
+
+
 @dataclass(frozen=True)
 class EventStatusResult:
     event: Event
@@ -210,23 +240,20 @@ class EventStatusResult:
         return "OK" if self.changed else "UNCHANGED"
 
 
-@records_activity
 @transaction.atomic
-def publish_event(*, visitor: Visitor, mode: Mode, event_id: str) -> EventStatusResult:
+def publish_event(*, visitor: Visitor, event_id: str) -> EventStatusResult:
     """An organiser publishes a draft (or cancelled) event: it becomes public and open."""
     return _set_status(visitor, event_id, EventStatus.PUBLISHED)
 
 
-@records_activity
 @transaction.atomic
-def unpublish_event(*, visitor: Visitor, mode: Mode, event_id: str) -> EventStatusResult:
+def unpublish_event(*, visitor: Visitor, event_id: str) -> EventStatusResult:
     """An organiser takes an event back to draft: it leaves the catalogue; registrations are kept."""
     return _set_status(visitor, event_id, EventStatus.DRAFT)
 
 
-@records_activity
 @transaction.atomic
-def cancel_event(*, visitor: Visitor, mode: Mode, event_id: str) -> EventStatusResult:
+def cancel_event(*, visitor: Visitor, event_id: str) -> EventStatusResult:
     """An organiser cancels an event: every confirmed registration and every waiting-list entry ends
     with it, each person's stateVersion rises, and each is told by e-mail. The event stays visible,
     saying so."""
@@ -284,6 +311,29 @@ def _set_status(visitor: Visitor, event_id: str, status: str) -> EventStatusResu
     if status == EventStatus.PUBLISHED:
         _process_queue(event, now=timezone.now())
     return EventStatusResult(event=event, changed=True)
+
+
+@dataclass(frozen=True)
+class OfferResult:
+    event: Event
+    offered: int  # seats offered to the waiting list by this call
+
+    @property
+    def outcome(self) -> str:
+        return "OK" if self.offered else "UNCHANGED"
+
+
+@transaction.atomic
+def offer_free_seats(*, visitor: Visitor, event_id: str) -> OfferResult:
+    """An organiser changed the event (more seats, longer offers): under its row lock, expired offers
+    end and every free seat goes to the next people waiting, each told by e-mail. Only an organiser
+    (who may change events) may; an event nobody waits for changes nothing."""
+    if visitor.user is None or not visitor.user.has_perm("events.change_event"):
+        raise PermissionDenied()
+    event = Event.objects.select_for_update().filter(public_id=event_id).first()
+    if event is None:
+        raise EventNotFound()
+    return OfferResult(event=event, offered=len(_process_queue(event, now=timezone.now())))
 
 
 @transaction.atomic
@@ -349,9 +399,8 @@ class LeaveWaitlistResult:
         return "OK" if self.was_waiting else "NOT_WAITING"
 
 
-@records_activity
 @transaction.atomic
-def join_waitlist(*, visitor: Visitor, mode: Mode, event_id: str) -> WaitlistResult:
+def join_waitlist(*, visitor: Visitor, event_id: str) -> WaitlistResult:
     """Put the signed-in visitor at the back of a full event's waiting list; joining again changes
     nothing and answers their place (and offer, if a seat is held for them)."""
     if visitor.user is None:
@@ -381,9 +430,8 @@ def join_waitlist(*, visitor: Visitor, mode: Mode, event_id: str) -> WaitlistRes
     )
 
 
-@records_activity
 @transaction.atomic
-def leave_waitlist(*, visitor: Visitor, mode: Mode, event_id: str) -> LeaveWaitlistResult:
+def leave_waitlist(*, visitor: Visitor, event_id: str) -> LeaveWaitlistResult:
     """Leave the waiting list; with an offer, decline it (the seat goes to the next person at once).
     Leaving a list one is not on changes nothing and is not an error."""
     if visitor.user is None:

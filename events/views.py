@@ -11,7 +11,7 @@ result the agent gets (`webmcp.responses`); a refusal is the JSON envelope, the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -23,9 +23,7 @@ from django.urls import resolve, reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
-from rest_framework.serializers import Serializer
 
 from webmcp.responses import (
     MalformedToolInput,
@@ -36,23 +34,8 @@ from webmcp.responses import (
     with_tool_result,
 )
 
-from . import ics, jsonld, policies, selectors, services
-from .activity import record_refusal
-from .api.envelope import current_state_version, error_envelope, error_headers
-from .api.inputs import validated_input
-from .api.serializers import (
-    CancelOutput,
-    EventRefInput,
-    EventSearchInput,
-    LeaveWaitlistOutput,
-    NoInput,
-    RegistrationOutput,
-    SaveOutput,
-    SearchOutput,
-    UnsaveOutput,
-    WaitlistOutput,
-)
-from .api.throttling import check_write_rate
+from . import ics, jsonld, policies, selectors
+from .actions import ACTIONS, Caller, Performed, perform
 from .choices import Mode
 from .errors import AuthRequired, DomainError, EventNotFound, InvalidInput, RegistrationNotFound
 from .forms import PAGE_PARAM, EventSearchForm
@@ -62,7 +45,6 @@ from .visitors import Visitor, client_mode, visitor_from_request
 
 if TYPE_CHECKING:
     from django_htmx.middleware import HtmxDetails
-    from django_stubs_ext import StrOrPromise
 
     class HtmxHttpRequest(HttpRequest):
         """A request that went through django-htmx's middleware (every page here does)."""
@@ -88,8 +70,11 @@ def event_list(request: HtmxHttpRequest) -> HttpResponse:
     if tool_call(request):
         return _search_tool_call(request, visitor)
     form = EventSearchForm(request.GET)
-    mode = client_mode(request, default=Mode.UI)
-    context = _list_context(request, visitor, form, mode=mode)
+    performed = None
+    if form.is_valid():
+        caller = Caller(visitor=visitor, channel=client_mode(request, default=Mode.UI))
+        performed = perform(ACTIONS["search_events"], caller, form.conditions, options=_page_window(form))
+    context = _list_context(request, visitor, form, performed)
     # Only the search form and the page links target the results; any other htmx request gets the
     # whole page and picks what it needs.
     partial = _wants_fragment(request) and request.htmx.target == "results"
@@ -100,38 +85,38 @@ def event_list(request: HtmxHttpRequest) -> HttpResponse:
 def _search_tool_call(request: HtmxHttpRequest, visitor: Visitor) -> HttpResponse:
     """`search_events` from the page: judged on its own input alone (an omitted condition is no
     condition, whatever the form or the URL held), shown in the form and the list it answers with."""
-    try:
-        conditions = EventSearchForm.conditions_from(_tool_input(request, EventSearchInput))
-    except DomainError as error:
-        return _tool_refusal(request, error, action="search_events", mode=Mode.AGENT)
+    caller = Caller(visitor=visitor, channel=Mode.AGENT)
+    first_page = {"limit": PAGE_SIZE, "offset": 0, "with_seats": True}
+    performed = perform(ACTIONS["search_events"], caller, lambda: _tool_body(request), options=first_page)
+    if performed.error is not None:
+        return _tool_refusal(performed)
+    conditions = EventSearchForm.conditions_from(performed.arguments)
     form = EventSearchForm(_querydict(conditions))
-    context = _list_context(request, visitor, form, mode=Mode.AGENT)
-    state = {"state_version": context["webmcp_state"]["stateVersion"]}
-    result = SearchOutput(context["result"], context=state).data
+    form.is_valid()  # the same conditions the action took: the form shows them
+    context = _list_context(request, visitor, form, performed)
+    result = performed.body(state_version=context["webmcp_state"]["stateVersion"])
     url = reverse("event-list") + (f"?{_querydict(conditions).urlencode()}" if conditions else "")
     response = render(request, "events/event_list.html#search_answer", context)
     return with_tool_result(response, result, push_url=url)
+
+
+def _page_window(form: EventSearchForm) -> dict[str, Any]:
+    """The page's own arguments of a search: the form's page of cards, with seats ("Full")."""
+    return {"limit": PAGE_SIZE, "offset": (form.page - 1) * PAGE_SIZE, "with_seats": True}
 
 
 def _list_context(
     request: HtmxHttpRequest,
     visitor: Visitor,
     form: EventSearchForm,
-    *,
-    mode: Mode | None,
+    performed: Performed | None,
 ) -> dict[str, Any]:
-    """Everything the list page shows for `form`'s search (`mode=None`: a redraw, not recorded)."""
+    """Everything the list page shows for `form`'s search, answered by `performed` (None: the form is
+    not valid, and nothing was searched)."""
     context: dict[str, Any] = {"form": form, "result": None}
-    if form.is_valid():
+    if performed is not None and performed.error is None:
         page = form.page
-        result = selectors.search_events(
-            visitor=visitor,
-            mode=mode,
-            limit=PAGE_SIZE,
-            offset=(page - 1) * PAGE_SIZE,
-            with_seats=True,  # the cards show seats and "Full"
-            **form.conditions,
-        )
+        result = performed.result
         filters = _querydict(form.conditions)
         page_count = max(1, -(-result.total // PAGE_SIZE))
         described = form.described_conditions()
@@ -159,7 +144,7 @@ def _list_context(
 def _card_context(request: HtmxHttpRequest, event_id: str, query: str) -> dict[str, Any]:
     """One event's card as the list page at `query` shows it, with the page's manifest."""
     visitor = visitor_from_request(request)
-    details = selectors.get_event_details(visitor=visitor, mode=None, event_id=event_id)
+    details = selectors.get_event_details(visitor=visitor, event_id=event_id)  # a redraw: no row
     form = EventSearchForm(QueryDict(query))
     return {
         "event": details.event,
@@ -195,39 +180,17 @@ def event_ics(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
 
 @require_POST
 def save_event(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
-    return _write(
-        request,
-        event_id,
-        services.save_event,
-        SaveOutput,
-        done=gettext_lazy("Saved. You can find it under My events."),
-        unchanged=gettext_lazy("This event was already in your saved events."),
-        create_token=True,
-    )
+    return _write(request, event_id, "save_event")
 
 
 @require_POST
 def unsave_event(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
-    return _write(
-        request,
-        event_id,
-        services.unsave_event,
-        UnsaveOutput,
-        done=gettext_lazy("Removed from your saved events."),
-        unchanged=gettext_lazy("Removed from your saved events."),
-    )
+    return _write(request, event_id, "unsave_event")
 
 
 @require_POST
 def register_event(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
-    return _write(
-        request,
-        event_id,
-        services.register_event,
-        RegistrationOutput,
-        done=gettext_lazy("You are registered. A confirmation e-mail is on its way."),
-        unchanged=gettext_lazy("You were already registered for this event."),
-    )
+    return _write(request, event_id, "register_event")
 
 
 @require_POST
@@ -247,66 +210,40 @@ def cancel_registration(request: HtmxHttpRequest, event_id: str) -> HttpResponse
                 "webmcp_state": _page_state(request, visitor_from_request(request)),
             },
         )
-    return _write(
-        request,
-        event_id,
-        services.cancel_registration,
-        CancelOutput,
-        done=gettext_lazy("Your registration is cancelled. Your seat is free for someone else."),
-        unchanged=gettext_lazy("This registration was already cancelled."),
-    )
+    return _write(request, event_id, "cancel_registration")
 
 
 @require_POST
 def join_waitlist(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
-    return _write(
-        request,
-        event_id,
-        services.join_waitlist,
-        WaitlistOutput,
-        done=gettext_lazy("You are on the waiting list. We will e-mail you if a seat frees up."),
-        unchanged=gettext_lazy("You were already on the waiting list."),
-    )
+    return _write(request, event_id, "join_waitlist")
 
 
 @require_POST
 def leave_waitlist(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
-    return _write(
-        request,
-        event_id,
-        services.leave_waitlist,
-        LeaveWaitlistOutput,
-        done=gettext_lazy("You have left the waiting list."),
-        unchanged=gettext_lazy("You were not on the waiting list."),
+    return _write(request, event_id, "leave_waitlist")
+
+
+def _write(request: HtmxHttpRequest, event_id: str, name: str) -> HttpResponse:
+    """One write from a page's form or a tool call: the action once, a message for the person (the
+    row's `done`, or `again` when the call was a repeat), then the page it came from. A tool call is
+    held to the write rate and may carry no input of its own (the page's route names the event)."""
+    action = ACTIONS[name]
+    tool = tool_call(request)
+    caller = Caller(
+        visitor=visitor_from_request(request, create_token=action.anonymous_token),
+        channel=client_mode(request, default=Mode.UI),
+        rate_request=request if tool else None,
     )
-
-
-def _write(
-    request: HtmxHttpRequest,
-    event_id: str,
-    use_case: Callable[..., Any],
-    output: type[Serializer],
-    *,
-    done: StrOrPromise,
-    unchanged: StrOrPromise,
-    create_token: bool = False,
-) -> HttpResponse:
-    """One write from a page's form or a tool call: the use case once, a message for the person
-    (`done`, or `unchanged` when the call was a repeat), then the page it came from."""
-    visitor = visitor_from_request(request, create_token=create_token)
-    mode = client_mode(request, default=Mode.UI)
-    try:
-        _check_tool_write(request, event_id)
-        result = use_case(visitor=visitor, mode=mode, event_id=event_id)
-    except DomainError as error:
-        if tool_call(request):
-            return _tool_refusal(request, error, action=use_case.__name__, mode=mode, event_id=event_id)
-        return _refused(request, event_id, error)
-    if result.outcome == "OK":
-        messages.success(request, str(done))
+    body = [lambda: _tool_body(request)] if tool else []
+    performed = perform(action, caller, {"event_id": event_id}, nothing_else=body)
+    if performed.error is not None:
+        return _tool_refusal(performed) if tool else _refused(request, event_id, performed.error)
+    assert action.messages is not None, f"{name} has no page messages"
+    if performed.outcome == "OK":
+        messages.success(request, str(action.messages.done))
     else:
-        messages.info(request, str(unchanged))
-    return _after_write(request, event_id, result=output(result).data)
+        messages.info(request, str(action.messages.again))
+    return _after_write(request, event_id, result=performed.body())
 
 
 # ── /me/ ──────────────────────────────────────────────────────────────────────────────────────
@@ -389,15 +326,19 @@ def _fragment_aware(response: HttpResponse) -> HttpResponse:
 def _get_event_or_404(
     request: HtmxHttpRequest, event_id: str, *, recorded: bool = True
 ) -> selectors.EventDetails:
-    """The event of a page; `recorded=False` when the page is re-drawn after a write (one row per act)."""
-    try:
-        return selectors.get_event_details(
-            visitor=visitor_from_request(request),
-            mode=client_mode(request, default=Mode.UI) if recorded else None,
-            event_id=event_id,
-        )
-    except EventNotFound as error:
-        raise Http404(str(error)) from error
+    """The event of a page: the `get_event_details` action (its row), or the selector alone when the
+    page is re-drawn after a write (`recorded=False`: one row per act)."""
+    visitor = visitor_from_request(request)
+    if not recorded:
+        try:
+            return selectors.get_event_details(visitor=visitor, event_id=event_id)
+        except EventNotFound as error:
+            raise Http404(str(error)) from error
+    caller = Caller(visitor=visitor, channel=client_mode(request, default=Mode.UI))
+    performed = perform(ACTIONS["get_event_details"], caller, {"event_id": event_id})
+    if performed.error is not None:
+        raise Http404(str(performed.error)) from performed.error
+    return performed.result
 
 
 def _page_state(request: HtmxHttpRequest, visitor: Visitor) -> dict[str, Any]:
@@ -433,40 +374,24 @@ def _after_write(
     return with_tool_result(response, result) if tool and result is not None else response
 
 
-def _check_tool_write(request: HtmxHttpRequest, event_id: str) -> None:
-    """A tool call's write: the path's id and an input with nothing else in it, within the write rate
-    the API allows. A person's form post is not a tool call and passes."""
-    if not tool_call(request):
-        return
-    check_write_rate(request)
-    validated_input(EventRefInput, {"event_id": event_id})
-    _tool_input(request, NoInput)
-
-
-def _tool_input(request: HtmxHttpRequest, serializer: type) -> dict[str, Any]:
-    """A tool call's input, validated by the API's serializer for it (so the same input gets the same
-    answer on both paths)."""
+def _tool_body(request: HtmxHttpRequest) -> Mapping[str, Any]:
+    """A tool call's input as the page got it; malformed input is the caller's invalid input."""
     try:
-        data = tool_input(request)
+        return tool_input(request)
     except MalformedToolInput as error:
         raise InvalidInput(str(error)) from error
-    return validated_input(serializer, data)
 
 
-def _tool_refusal(
-    request: HtmxHttpRequest, error: DomainError, *, action: str, mode: Mode, event_id: str | None = None
-) -> HttpResponse:
-    """The envelope of a refused tool call; a refusal before the use case ran is its Activity row."""
-    record_refusal(
-        action=action, mode=mode, error=error, visitor=visitor_from_request(request), event_id=event_id
-    )
-    envelope = error_envelope(error, state_version=current_state_version(request))
-    return tool_refusal(envelope, status=error.http_status, headers=error_headers(error))
+def _tool_refusal(performed: Performed) -> HttpResponse:
+    """The envelope of a refused tool call (its Activity row was written by `perform`)."""
+    assert performed.error is not None
+    return tool_refusal(performed.body(), status=performed.status, headers=performed.headers)
 
 
 def _refused(request: HtmxHttpRequest, event_id: str, error: DomainError) -> HttpResponse:
     """A refusal from a write use case, shown as a message on the page it came from (never a 500)."""
-    if isinstance(error, EventNotFound) and not isinstance(error, RegistrationNotFound):
+    # A form post's only input is the route's id: one that is not well-formed names no event either.
+    if isinstance(error, EventNotFound | InvalidInput) and not isinstance(error, RegistrationNotFound):
         raise Http404(str(error)) from error
     if isinstance(error, AuthRequired) and not request.htmx:
         messages.info(request, str(error.person_message))

@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from events import services
+from events import actions
 from events.admin import CSV_HEADER
 from events.choices import EventStatus, NotificationStatus, RegistrationStatus, WaitlistStatus
 from events.models import Activity, Event, Notification, Registration, VisitorState, WaitlistEntry
@@ -195,7 +195,7 @@ def test_raising_capacity_in_the_admin_offers_the_new_seats_to_the_waiting_list(
     RegistrationFactory(event=event)
     waiting = [UserFactory() for _ in range(3)]
     for user in waiting:
-        services.join_waitlist(visitor=Visitor(user=user), mode="ui", event_id=event.public_id)
+        actions.call("join_waitlist", visitor=Visitor(user=user), channel="ui", event_id=event.public_id)
     url = reverse("admin:events_event_change", args=[event.pk])
     form = admin_client.get(url).context["adminform"].form
     data = {name: value for name, value in form.initial.items() if value is not None}
@@ -224,7 +224,7 @@ def test_raising_capacity_in_the_admin_offers_the_new_seats_to_the_waiting_list(
 def test_failed_emails_are_listed_and_can_be_sent_again(admin_client, mailoutbox):
     event = EventFactory()
     user = UserFactory()
-    services.register_event(visitor=Visitor(user=user), mode="ui", event_id=event.public_id)
+    actions.call("register_event", visitor=Visitor(user=user), channel="ui", event_id=event.public_id)
     run_tasks()
     mailoutbox.clear()
     notification = Notification.objects.get()
@@ -433,3 +433,104 @@ def test_admin_activity_is_read_only(admin_client):
     admin_client.post(change_url, {"action": "tampered", "mode": "api", "outcome": "X"})
     activity.refresh_from_db()
     assert activity.action == "search_events"
+
+
+# ── Registrations and saves change only through the use cases ────────────────────────────────────
+
+REGISTRATION_CHANGELIST = reverse("admin:events_registration_changelist")
+
+
+def test_adding_a_confirmed_registration_to_a_full_event_in_the_admin_is_refused(admin_client):
+    event = EventFactory(capacity=2)
+    RegistrationFactory.create_batch(2, event=event)
+    newcomer = UserFactory()
+    form = {"user": newcomer.pk, "event": event.pk, "status": RegistrationStatus.CONFIRMED}
+    assert admin_client.get(reverse("admin:events_registration_add")).status_code == 403
+    assert admin_client.post(reverse("admin:events_registration_add"), form).status_code == 403
+    assert Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).count() == 2
+    assert not Registration.objects.filter(user=newcomer).exists()
+
+
+def test_a_registration_and_a_save_cannot_be_edited_or_deleted_in_the_admin(admin_client):
+    registration = RegistrationFactory()
+    save = SavedEventFactory()
+    change = reverse("admin:events_registration_change", args=[registration.pk])
+    response = admin_client.post(
+        change,
+        {
+            "user": registration.user.pk,
+            "event": registration.event.pk,
+            "status": RegistrationStatus.CANCELLED,
+        },
+    )
+    assert response.status_code == 403
+    delete = reverse("admin:events_registration_delete", args=[registration.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+    registration.refresh_from_db()
+    assert registration.status == RegistrationStatus.CONFIRMED
+    assert admin_client.get(change).status_code == 200  # still shown, read-only
+    saved_change = reverse("admin:events_savedevent_change", args=[save.pk])
+    assert admin_client.post(saved_change, {"event": save.event.pk}).status_code == 403
+    assert (
+        admin_client.post(
+            reverse("admin:events_savedevent_delete", args=[save.pk]), {"post": "yes"}
+        ).status_code
+        == 403
+    )
+    assert admin_client.get(reverse("admin:events_savedevent_add")).status_code == 403
+
+
+def test_cancelling_a_registration_from_the_admin_offers_the_seat_to_the_first_person_waiting(
+    admin_client, organiser
+):
+    event = EventFactory(capacity=1)
+    holder = RegistrationFactory(event=event)
+    first, second = UserFactory(), UserFactory()
+    for person in (first, second):
+        actions.call("join_waitlist", visitor=Visitor(user=person), channel="ui", event_id=event.public_id)
+    before = Activity.objects.count()
+    response = admin_client.post(
+        REGISTRATION_CHANGELIST, {"action": "cancel_registrations", "_selected_action": [holder.pk]}
+    )
+    assert response.status_code == 302
+    holder.refresh_from_db()
+    assert holder.status == RegistrationStatus.CANCELLED
+    statuses = dict(WaitlistEntry.objects.values_list("user", "status"))
+    assert statuses == {first.pk: WaitlistStatus.OFFERED, second.pk: WaitlistStatus.WAITING}
+    assert VisitorState.objects.get(visitor_key=f"user:{holder.user.pk}").version == 1
+    row = Activity.objects.order_by("-id").first()
+    assert Activity.objects.count() == before + 1
+    assert (row.action, row.mode, row.outcome, row.user, row.event) == (
+        "cancel_attendee_registration",
+        "admin",
+        "OK",
+        organiser,
+        event,
+    )
+    run_tasks()
+    assert Notification.objects.get(user=first).status == NotificationStatus.SENT
+
+
+def test_cancelling_a_cancelled_registration_from_the_admin_changes_nothing(admin_client):
+    registration = RegistrationFactory(status=RegistrationStatus.CANCELLED)
+    admin_client.post(
+        REGISTRATION_CHANGELIST, {"action": "cancel_registrations", "_selected_action": [registration.pk]}
+    )
+    assert Activity.objects.get().outcome == "ALREADY_CANCELLED"
+
+
+def test_staff_without_the_change_permission_cannot_cancel_registrations_from_the_admin():
+    from django.contrib.auth.models import Permission
+
+    viewer = UserFactory(is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_registration"))
+    client = Client(headers={"accept-language": "en"})
+    client.force_login(viewer)
+    registration = RegistrationFactory()
+    response = client.post(
+        REGISTRATION_CHANGELIST, {"action": "cancel_registrations", "_selected_action": [registration.pk]}
+    )
+    assert response.status_code in (200, 302)  # the action is not offered to them
+    registration.refresh_from_db()
+    assert registration.status == RegistrationStatus.CONFIRMED
+    assert not Activity.objects.exists()

@@ -1,8 +1,8 @@
 """The one exception handler: every error on /api becomes the envelope, with the right HTTP status.
 
 Domain errors carry their own code; DRF and Django errors are translated here once. Anything
-unexpected is logged and answered with a 500 envelope, never an HTML page. A refusal that came before
-the view's use case ran (the input, the token's scope) is recorded here as that use case's call.
+unexpected is logged and answered with a 500 envelope, never an HTML page. Refusals are recorded as
+Activity rows by `events.actions.perform`, never here.
 """
 
 from __future__ import annotations
@@ -17,11 +17,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 
 from events import errors
-from events.activity import record_refusal
-from events.choices import Mode
-from events.visitors import client_mode, visitor_from_request
 
-from . import schema
 from .envelope import current_state_version, error_envelope, error_headers
 from .throttling import retry_after
 
@@ -43,16 +39,12 @@ class MethodNotAllowed(errors.InvalidInput):
 class MalformedRequest(errors.InvalidInput):
     reason = "MALFORMED_REQUEST"
     default_message = "The request body is not valid JSON."
-    # The session's CSRF check reads the body: a body that cannot be read may fail before the caller
-    # is known, and the row would name nobody.
-    recorded_early = False
 
 
 class UnsupportedMediaType(errors.InvalidInput):
     reason = "UNSUPPORTED_MEDIA_TYPE"
     http_status = 415
     default_message = "Send the body as application/json."
-    recorded_early = False  # found while reading the body, as above
 
 
 class NotAcceptable(errors.InvalidInput):
@@ -108,30 +100,6 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     # wait on it a second time: the envelope says null. Otherwise it is the visitor's current value
     # (or null if reading it fails).
     unreachable = isinstance(exc, OperationalError | InterfaceError)
-    if not unreachable:
-        _record_refusal(error, context)
     version = None if unreachable else current_state_version(context.get("request"))
     body = error_envelope(error, state_version=version)
     return Response(body, status=error.http_status, headers=error_headers(error))
-
-
-def _record_refusal(error: errors.DomainError, context: dict[str, Any]) -> None:
-    """The view method's use case (`schema.operation`) is the action; the path's id its event."""
-    request = context.get("request")
-    if request is None or error.recorded or not error.recorded_early:
-        return
-    method = getattr(context.get("view"), (request.method or "").lower(), None)
-    action = getattr(method, schema.ACTION_ATTRIBUTE, None)
-    if action is None:
-        return
-    try:
-        visitor = visitor_from_request(request)
-    except exceptions.APIException:  # refused before authentication ran, which fails now
-        return
-    record_refusal(
-        action=action,
-        mode=client_mode(request, default=Mode.API),
-        error=error,
-        visitor=visitor,
-        event_id=context.get("kwargs", {}).get("event_id"),
-    )

@@ -68,21 +68,9 @@ ERROR_DESCRIPTIONS = {
 }
 
 
-#: The attribute of a view method naming the use case it calls (see `operation`).
-ACTION_ATTRIBUTE = "use_case"
-
-
 def operation[F: Callable[..., Any]](use_case: str, **documented: Any) -> Callable[[F], F]:
-    """A view method's OpenAPI operation, whose id is the name of the use case it calls; the method
-    keeps that name too, so a refusal before the use case ran is recorded as a call of it
-    (`exceptions.api_exception_handler`)."""
-
-    def decorate(method: F) -> F:
-        method = extend_schema(operation_id=use_case, **documented)(method)
-        setattr(method, ACTION_ATTRIBUTE, use_case)
-        return method
-
-    return decorate
+    """A view method's OpenAPI operation, whose id is the name of the action (or read) it runs."""
+    return extend_schema(operation_id=use_case, **documented)
 
 
 def responses(success_serializer, *error_codes: int, success: tuple[int, ...] = (200,)) -> dict:

@@ -61,6 +61,12 @@ class EventRefInput(serializers.Serializer):
     )
 
 
+class RegistrationRefInput(serializers.Serializer):
+    """Names one registration by its key (the organisers' screens only; never a tool's input)."""
+
+    registration_id = serializers.IntegerField(min_value=1)
+
+
 class NoInput(serializers.Serializer):
     """For endpoints that take no parameters: anything given is an unknown parameter."""
 

@@ -1,22 +1,24 @@
-"""REST API views (layer 4): parse input with its one serializer, call one use case, shape the body."""
+"""REST API views (layer 4): each operation performs its action's row (`events.actions`) and answers
+its body or envelope; the reads of the visitor's own lists call their selector."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from events import selectors, services
+from events import selectors
+from events.actions import ACTIONS, Caller, perform
 from events.choices import Mode
 from events.visitors import Visitor, client_mode, visitor_from_request
 
 from . import schema
 from .inputs import validated_input
-from .scopes import REGISTRATIONS_WRITE, SAVED_WRITE
 from .serializers import (
     CancelOutput,
     EventDetailsOutput,
-    EventRefInput,
     EventSearchPageInput,
     LeaveWaitlistOutput,
     NoInput,
@@ -29,11 +31,6 @@ from .serializers import (
     WaitlistListOutput,
     WaitlistOutput,
 )
-from .throttling import WRITES, WriteRateThrottle
-
-
-def _mode(request: Request) -> Mode:
-    return client_mode(request, default=Mode.API)
 
 
 def _read_context(visitor: Visitor) -> dict[str, int]:
@@ -41,18 +38,32 @@ def _read_context(visitor: Visitor) -> dict[str, int]:
     return {"state_version": selectors.state_version(visitor=visitor)}
 
 
-def _event_id(request: Request, event_id: str) -> str:
-    """The path's event id, validated by the same serializer the tools' `event_id` comes from.
-
-    These endpoints take nothing else: any query or body parameter is refused as unknown.
-    """
-    validated_input(NoInput, request.query_params)
-    if request.method not in ("GET", "HEAD"):
-        validated_input(NoInput, request.data)
-    return validated_input(EventRefInput, {"event_id": event_id})["event_id"]
+def _run(request: Request, name: str, event_id: str | None = None) -> Response:
+    """Perform the action `name` for the request: the path's event id is its input, and the query (and
+    a write's body) must be empty; a search takes its conditions and page window from the query."""
+    action = ACTIONS[name]
+    token = request.auth if hasattr(request.auth, "scopes") else None
+    caller = Caller(
+        visitor=visitor_from_request(request, create_token=action.anonymous_token and token is None),
+        channel=client_mode(request, default=Mode.API),
+        scopes=frozenset(token.scopes) if token is not None else None,
+        rate_request=request if action.writes else None,
+    )
+    if event_id is None:
+        performed = perform(action, caller, request.query_params, input=EventSearchPageInput)
+    else:
+        parts: list[Any] = [request.query_params]
+        if request.method not in ("GET", "HEAD"):
+            parts.append(lambda: request.data)
+        performed = perform(action, caller, {"event_id": event_id}, nothing_else=parts)
+    if performed.error is not None:
+        raise performed.error  # the one exception handler answers the envelope
+    return Response(performed.body(), status=performed.status)
 
 
 class EventSearchApi(APIView):
+    permission_classes: list[type] = []  # the action checks the token's scope
+
     @schema.operation(
         "search_events",
         parameters=[EventSearchPageInput],
@@ -60,13 +71,12 @@ class EventSearchApi(APIView):
         summary="Search published upcoming events",
     )
     def get(self, request: Request) -> Response:
-        params = validated_input(EventSearchPageInput, request.query_params)
-        visitor = visitor_from_request(request)
-        result = selectors.search_events(visitor=visitor, mode=_mode(request), **params)
-        return Response(SearchOutput(result, context=_read_context(visitor)).data)
+        return _run(request, "search_events")
 
 
 class EventDetailApi(APIView):
+    permission_classes: list[type] = []
+
     @schema.operation(
         "get_event_details",
         parameters=[schema.EVENT_ID],
@@ -74,17 +84,11 @@ class EventDetailApi(APIView):
         summary="Everything public about one event, with the visitor's saved and registered state",
     )
     def get(self, request: Request, event_id: str) -> Response:
-        visitor = visitor_from_request(request)
-        details = selectors.get_event_details(
-            visitor=visitor, mode=_mode(request), event_id=_event_id(request, event_id)
-        )
-        return Response(EventDetailsOutput(details, context=_read_context(visitor)).data)
+        return _run(request, "get_event_details", event_id)
 
 
 class SavedEventApi(APIView):
-    throttle_classes = [WriteRateThrottle]
-    throttle_scope = WRITES
-    write_scope = SAVED_WRITE
+    permission_classes: list[type] = []
 
     @schema.operation(
         "save_event",
@@ -94,10 +98,7 @@ class SavedEventApi(APIView):
         summary="Save an event (idempotent: a second save says alreadySaved)",
     )
     def put(self, request: Request, event_id: str) -> Response:
-        event_id = _event_id(request, event_id)
-        visitor = visitor_from_request(request, create_token=True)
-        result = services.save_event(visitor=visitor, mode=_mode(request), event_id=event_id)
-        return Response(SaveOutput(result).data, status=200 if result.already_saved else 201)
+        return _run(request, "save_event", event_id)
 
     @schema.operation(
         "unsave_event",
@@ -107,11 +108,7 @@ class SavedEventApi(APIView):
         summary="Remove a saved event (removing what is not saved changes nothing)",
     )
     def delete(self, request: Request, event_id: str) -> Response:
-        visitor = visitor_from_request(request)
-        result = services.unsave_event(
-            visitor=visitor, mode=_mode(request), event_id=_event_id(request, event_id)
-        )
-        return Response(UnsaveOutput(result).data)
+        return _run(request, "unsave_event", event_id)
 
 
 class SavedListApi(APIView):
@@ -128,9 +125,7 @@ class SavedListApi(APIView):
 
 
 class RegistrationApi(APIView):
-    throttle_classes = [WriteRateThrottle]
-    throttle_scope = WRITES
-    write_scope = REGISTRATIONS_WRITE
+    permission_classes: list[type] = []
 
     @schema.operation(
         "register_event",
@@ -140,10 +135,7 @@ class RegistrationApi(APIView):
         summary="Register the signed-in visitor (idempotent: a second call says alreadyRegistered)",
     )
     def post(self, request: Request, event_id: str) -> Response:
-        result = services.register_event(
-            visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(request, event_id)
-        )
-        return Response(RegistrationOutput(result).data, status=201 if result.created else 200)
+        return _run(request, "register_event", event_id)
 
     @schema.operation(
         "cancel_registration",
@@ -153,10 +145,7 @@ class RegistrationApi(APIView):
         summary="Cancel the signed-in visitor's registration (a second call says alreadyCancelled)",
     )
     def delete(self, request: Request, event_id: str) -> Response:
-        result = services.cancel_registration(
-            visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(request, event_id)
-        )
-        return Response(CancelOutput(result).data)
+        return _run(request, "cancel_registration", event_id)
 
 
 class RegistrationListApi(APIView):
@@ -173,9 +162,7 @@ class RegistrationListApi(APIView):
 
 
 class WaitlistApi(APIView):
-    throttle_classes = [WriteRateThrottle]
-    throttle_scope = WRITES
-    write_scope = REGISTRATIONS_WRITE
+    permission_classes: list[type] = []
 
     @schema.operation(
         "join_waitlist",
@@ -185,10 +172,7 @@ class WaitlistApi(APIView):
         summary="Join a full event's waiting list (idempotent: a second call says alreadyWaiting)",
     )
     def post(self, request: Request, event_id: str) -> Response:
-        result = services.join_waitlist(
-            visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(request, event_id)
-        )
-        return Response(WaitlistOutput(result).data, status=200 if result.already_waiting else 201)
+        return _run(request, "join_waitlist", event_id)
 
     @schema.operation(
         "leave_waitlist",
@@ -198,10 +182,7 @@ class WaitlistApi(APIView):
         summary="Leave the waiting list, declining any seat held (leaving when not waiting changes nothing)",
     )
     def delete(self, request: Request, event_id: str) -> Response:
-        result = services.leave_waitlist(
-            visitor=visitor_from_request(request), mode=_mode(request), event_id=_event_id(request, event_id)
-        )
-        return Response(LeaveWaitlistOutput(result).data)
+        return _run(request, "leave_waitlist", event_id)
 
 
 class WaitlistListApi(APIView):

@@ -42,7 +42,7 @@ def test_an_event_summary_is_the_generic_representation_of_its_fields():
 )
 def test_a_search_answer_is_the_generic_representation_with_its_zero_result_fields(conditions):
     EventFactory.create_batch(3)
-    result = selectors.search_events(visitor=Visitor(), mode=None, **conditions)
+    result = selectors.search_events(visitor=Visitor(), **conditions)
     serializer = SearchOutput(result, context={"state_version": 7})
 
     body = serializer.data

@@ -5,9 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from events import actions
 from events.choices import Mode
 from events.models import Activity
-from events.selectors import search_events
 from events.visitors import Visitor
 from tests.api.conftest import assert_envelope
 from tests.factories import EventFactory
@@ -155,7 +155,7 @@ PARITY_TABLE = [
 
 @pytest.mark.parametrize("params", PARITY_TABLE)
 def test_search_events_api_returns_exactly_what_the_use_case_returns(api, catalogue, params):
-    result = search_events(visitor=Visitor(), mode=Mode.API, **params)
+    result = actions.call("search_events", visitor=Visitor(), channel=Mode.API, **params)
     body = api.get("/api/events", params).json()
     assert ids(body) == [event.public_id for event in result.events]
     assert body["total"] == result.total

@@ -6,7 +6,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from events import services
+from events import actions
 from events.choices import RegistrationStatus
 from events.visitors import Visitor
 from harness.tools import manifest, wait_for_tools
@@ -106,12 +106,12 @@ def test_catalogue_on_the_waiting_list_and_with_a_held_seat(page, sign_in, make_
     event = make_event("evt-browser-held", capacity=1)
     holder = RegistrationFactory(event=event).user
     user = make_user()
-    services.join_waitlist(visitor=Visitor(user=user), mode="ui", event_id=event.public_id)
+    actions.call("join_waitlist", visitor=Visitor(user=user), channel="ui", event_id=event.public_id)
     sign_in(user)
     path = f"/events/{event.public_id}/"
     page.goto(path)
     assert_listed_tools_match(page, path, {"get_event_details", "save_event", "leave_waitlist"})
-    services.cancel_registration(visitor=Visitor(user=holder), mode="ui", event_id=event.public_id)
+    actions.call("cancel_registration", visitor=Visitor(user=holder), channel="ui", event_id=event.public_id)
     page.goto(path)
     assert_listed_tools_match(
         page,

@@ -1,7 +1,7 @@
 """The waiting list through the tools in Chromium: join a full event, see the place, get the offer when
 a seat frees, claim it with register_event (the person confirms), or decline it with leave_waitlist."""
 
-from events import services
+from events import actions
 from events.choices import RegistrationStatus, WaitlistStatus
 from events.models import Registration, WaitlistEntry
 from events.visitors import Visitor
@@ -33,7 +33,7 @@ def test_join_then_the_offer_then_claim_it_with_the_persons_press(page, sign_in,
     assert WaitlistEntry.objects.get(user=user).status == WaitlistStatus.WAITING
 
     # The holder cancels elsewhere: the seat is held for this person, and their page says so on reload.
-    services.cancel_registration(visitor=Visitor(user=holder), mode="ui", event_id=event.public_id)
+    actions.call("cancel_registration", visitor=Visitor(user=holder), channel="ui", event_id=event.public_id)
     page.reload()
     wait_for_tools(page, OFFERED)
     details = page.webmcp.call_tool("get_event_details", {})
@@ -53,9 +53,9 @@ def test_join_then_the_offer_then_claim_it_with_the_persons_press(page, sign_in,
 def test_decline_passes_the_seat_on_and_the_page_follows(page, sign_in, make_user, make_event):
     event, holder = full_event(make_event, make_user, "evt-browser-decline")
     user, next_person = make_user(), make_user("next")
-    services.join_waitlist(visitor=Visitor(user=user), mode="ui", event_id=event.public_id)
-    services.join_waitlist(visitor=Visitor(user=next_person), mode="ui", event_id=event.public_id)
-    services.cancel_registration(visitor=Visitor(user=holder), mode="ui", event_id=event.public_id)
+    actions.call("join_waitlist", visitor=Visitor(user=user), channel="ui", event_id=event.public_id)
+    actions.call("join_waitlist", visitor=Visitor(user=next_person), channel="ui", event_id=event.public_id)
+    actions.call("cancel_registration", visitor=Visitor(user=holder), channel="ui", event_id=event.public_id)
     sign_in(user)
     page.goto(f"/events/{event.public_id}/")
     wait_for_tools(page, OFFERED)

@@ -77,11 +77,11 @@ def test_make_run_serves_the_site_with_a_worker_and_ctrl_c_stops_both(tmp_path: 
 
         # A registration made on this site queues its confirmation; make run's worker sends it.
         register = (
-            "from events import services; from events.visitors import Visitor; "
+            "from events import actions; from events.visitors import Visitor; "
             "from django.contrib.auth.models import User; from events.models import Event; "
             "event = Event.objects.published().upcoming().filter(capacity__isnull=True).first(); "
-            "services.register_event(visitor=Visitor(user=User.objects.get(username='demo')), "
-            "mode='api', event_id=event.public_id); print(event.title)"
+            "actions.call('register_event', visitor=Visitor(user=User.objects.get(username='demo')), "
+            "channel='api', event_id=event.public_id); print(event.title)"
         )
         title = (
             subprocess.run(

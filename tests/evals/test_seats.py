@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 
 from evals.seats import EVAL_ACCOUNT_PREFIX, SeatError, free_seat, main, reset_seats, seats
-from events import services
+from events import actions
 from events.choices import RegistrationStatus, WaitlistStatus
 from events.models import Activity, Registration, WaitlistEntry
 from events.visitors import Visitor
@@ -30,7 +30,7 @@ def account(name: str = ""):
 
 
 def join(user) -> None:
-    services.join_waitlist(visitor=Visitor(user=user), mode="ui", event_id=FULL)
+    actions.call("join_waitlist", visitor=Visitor(user=user), channel="ui", event_id=FULL)
 
 
 def status(user) -> str:
@@ -65,7 +65,7 @@ def test_reset_undoes_what_earlier_cases_left_then_the_next_case_gets_the_seat()
     claimed, holder, first, second = (account(name) for name in ("claimed", "holder", "first", "second"))
     join(claimed)
     free_seat(FULL, claimed.username)
-    services.register_event(visitor=Visitor(user=claimed), mode="ui", event_id=FULL)
+    actions.call("register_event", visitor=Visitor(user=claimed), channel="ui", event_id=FULL)
     done = reset_seats(FULL)  # the claimed seat is given up, yating.lin takes hers back
     assert (done["cancelled"], done["registeredAgain"], done["seats"]) == (1, ["yating.lin"], SEEDED)
     given_up = Registration.objects.get(user=claimed, event__public_id=FULL)

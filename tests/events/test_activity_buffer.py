@@ -13,7 +13,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from events import activity, selectors, services
+from events import actions, activity
 from events.errors import AuthRequired
 from events.models import Activity, ActivityCount
 from events.visitors import Visitor
@@ -46,11 +46,11 @@ def _eventually(predicate, *, seconds: float = 5) -> bool:
 def test_rows_wait_until_a_batch_is_full_then_arrive_together_with_their_call_times(buffer):
     before = timezone.now()
     for _ in range(2):
-        selectors.search_events(visitor=Visitor(), mode="api")
+        actions.call("search_events", visitor=Visitor(), channel="api")
     time.sleep(0.3)
     assert Activity.objects.count() == 0 and buffer.waiting() == 2
 
-    selectors.search_events(visitor=Visitor(), mode="agent")  # the third: the batch is full
+    actions.call("search_events", visitor=Visitor(), channel="agent")  # the third: the batch is full
 
     assert _eventually(lambda: Activity.objects.count() == 3)
     rows = list(Activity.objects.order_by("created_at"))
@@ -63,7 +63,7 @@ def test_rows_wait_until_a_batch_is_full_then_arrive_together_with_their_call_ti
 def test_a_lone_row_is_written_once_the_interval_has_passed(buffer, settings):
     settings.ACTIVITY_FLUSH_SECONDS = 0.2
     settings.ACTIVITY_BATCH_ROWS = 1000
-    selectors.search_events(visitor=Visitor(), mode="api")
+    actions.call("search_events", visitor=Visitor(), channel="api")
 
     assert _eventually(lambda: Activity.objects.count() == 1)
     time.sleep(0.5)
@@ -73,9 +73,9 @@ def test_a_lone_row_is_written_once_the_interval_has_passed(buffer, settings):
 def test_a_refusal_naming_an_event_is_written_with_that_event(buffer):
     event = EventFactory()
     with pytest.raises(AuthRequired):
-        services.register_event(visitor=Visitor(), mode="agent", event_id=event.public_id)
+        actions.call("register_event", visitor=Visitor(), channel="agent", event_id=event.public_id)
     with pytest.raises(AuthRequired):
-        services.register_event(visitor=Visitor(), mode="agent", event_id="evt-not-there")
+        actions.call("register_event", visitor=Visitor(), channel="agent", event_id="evt-not-there")
 
     assert buffer.flush() == 2
     rows = {row.event_id: row for row in Activity.objects.all()}

@@ -18,7 +18,7 @@ from django.db.models import Count
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from events import activity, selectors, services
+from events import actions, activity
 from events.errors import AuthRequired
 from events.models import Activity, ActivityCount
 from events.visitors import Visitor
@@ -63,9 +63,9 @@ def in_thread(body: Callable[[], None], failures: list[Exception]) -> threading.
 def test_every_use_case_call_is_counted_on_its_day_by_mode_action_and_outcome():
     event = EventFactory()
     for mode in ("ui", "agent", "agent", "mcp"):
-        selectors.search_events(visitor=Visitor(), mode=mode)
+        actions.call("search_events", visitor=Visitor(), channel=mode)
     with pytest.raises(AuthRequired):
-        services.register_event(visitor=Visitor(), mode="agent", event_id=event.public_id)
+        actions.call("register_event", visitor=Visitor(), channel="agent", event_id=event.public_id)
 
     today = timezone.localdate(timezone=timezone.get_default_timezone())
     assert counted() == {
@@ -120,7 +120,7 @@ def test_a_batch_whose_count_fails_writes_no_row_and_waits_for_the_next_try(monk
 
 def test_recount_counts_rows_written_around_the_counts_and_gives_the_same_counts_as_the_writes():
     for mode in ("ui", "api", "agent"):
-        selectors.search_events(visitor=Visitor(), mode=mode)
+        actions.call("search_events", visitor=Visitor(), channel=mode)
     as_written = counted()
     Activity.objects.bulk_create([Activity(action="list_saved", mode="ui", outcome="OK")] * 2)  # a bulk load
     assert counted() == as_written
@@ -143,7 +143,7 @@ def test_the_recount_command_counts_a_bulk_load(capsys):
 
 def test_the_migration_counts_the_rows_written_before_it():
     for mode in ("ui", "mcp"):
-        selectors.search_events(visitor=Visitor(), mode=mode)
+        actions.call("search_events", visitor=Visitor(), channel=mode)
     expected = counted()
     ActivityCount.objects.all().delete()
 

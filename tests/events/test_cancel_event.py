@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from events import services
+from events import actions, services
 from events.choices import EventStatus, Mode, RegistrationStatus
 from events.errors import EventNotFound, PermissionDenied
 from events.models import Activity, Registration
@@ -22,7 +22,9 @@ def test_a_visitor_who_may_not_change_events_is_refused_and_nothing_changes(use_
     event = EventFactory()
     RegistrationFactory(event=event)
     with pytest.raises(PermissionDenied) as refused:
-        use_case(visitor=Visitor(user=UserFactory()), mode=Mode.API, event_id=event.public_id)
+        actions.call(
+            use_case.__name__, visitor=Visitor(user=UserFactory()), channel=Mode.API, event_id=event.public_id
+        )
     assert refused.value.reason == "NOT_ORGANISER"
     event.refresh_from_db()
     assert event.status == EventStatus.PUBLISHED
@@ -33,7 +35,7 @@ def test_a_visitor_who_may_not_change_events_is_refused_and_nothing_changes(use_
 @pytest.mark.parametrize("use_case", ORGANISER_USE_CASES, ids=lambda f: f.__name__)
 def test_an_unknown_event_is_not_found(use_case, organiser):
     with pytest.raises(EventNotFound):
-        use_case(visitor=organiser, mode=Mode.ADMIN, event_id="evt-nothing-here")
+        actions.call(use_case.__name__, visitor=organiser, channel=Mode.ADMIN, event_id="evt-nothing-here")
 
 
 def test_cancel_event_cancels_confirmed_registrations_and_tells_their_holders(organiser, mailoutbox):
@@ -41,7 +43,7 @@ def test_cancel_event_cancels_confirmed_registrations_and_tells_their_holders(or
     confirmed = RegistrationFactory.create_batch(2, event=event)
     RegistrationFactory(event=event, status=RegistrationStatus.CANCELLED)
     other = RegistrationFactory()  # another event's registration is left alone
-    result = services.cancel_event(visitor=organiser, mode=Mode.ADMIN, event_id=event.public_id)
+    result = actions.call("cancel_event", visitor=organiser, channel=Mode.ADMIN, event_id=event.public_id)
     run_tasks()
     assert result.changed and result.cancelled_registrations == 2
     assert sorted(message.to[0] for message in mailoutbox) == sorted(r.user.email for r in confirmed)
@@ -53,8 +55,8 @@ def test_cancel_event_cancels_confirmed_registrations_and_tells_their_holders(or
 def test_cancelling_twice_changes_nothing_and_sends_nothing_more(organiser, mailoutbox):
     event = EventFactory()
     RegistrationFactory(event=event)
-    services.cancel_event(visitor=organiser, mode=Mode.ADMIN, event_id=event.public_id)
-    again = services.cancel_event(visitor=organiser, mode=Mode.ADMIN, event_id=event.public_id)
+    actions.call("cancel_event", visitor=organiser, channel=Mode.ADMIN, event_id=event.public_id)
+    again = actions.call("cancel_event", visitor=organiser, channel=Mode.ADMIN, event_id=event.public_id)
     run_tasks()
     assert (again.changed, again.cancelled_registrations) == (False, 0)
     assert len(mailoutbox) == 1
@@ -71,7 +73,7 @@ def test_a_rollback_sends_no_mail(organiser, mailoutbox):
     event = EventFactory()
     RegistrationFactory(event=event)
     with pytest.raises(RuntimeError), transaction.atomic():
-        services.cancel_event(visitor=organiser, mode=Mode.ADMIN, event_id=event.public_id)
+        actions.call("cancel_event", visitor=organiser, channel=Mode.ADMIN, event_id=event.public_id)
         raise RuntimeError("the surrounding work failed")
     run_tasks()
     assert mailoutbox == []

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from events import actions
 from events.choices import RegistrationStatus
 from events.errors import AuthRequired, DomainError, EventNotFound, RegistrationClosed, RegistrationNotFound
 from events.models import Activity, Registration
-from events.services import cancel_registration, register_event
+from events.services import cancel_registration
 from tests.factories import EventFactory, RegistrationFactory
 
 from .conftest import MODES, activity, version
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 
 def cancel(visitor, event_id):
-    return cancel_registration(visitor=visitor, mode="api", event_id=event_id)
+    return actions.call("cancel_registration", visitor=visitor, channel="api", event_id=event_id)
 
 
 def test_cancelling_ends_the_registration_and_raises_the_state_version(person):
@@ -104,9 +105,12 @@ def test_a_draft_or_unknown_event_is_not_found(person, event_id):
 
 def test_cancelling_frees_the_seat_for_someone_else(person, stranger):
     event = EventFactory(capacity=1)
-    register_event(visitor=person, mode="api", event_id=event.public_id)
+    actions.call("register_event", visitor=person, channel="api", event_id=event.public_id)
     cancel(person, event.public_id)
-    assert register_event(visitor=stranger, mode="api", event_id=event.public_id).created is True
+    assert (
+        actions.call("register_event", visitor=stranger, channel="api", event_id=event.public_id).created
+        is True
+    )
     assert (
         Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).get().user
         == stranger.user
@@ -121,7 +125,7 @@ def test_each_call_records_one_row_with_its_outcome(person, mode):
     event = EventFactory()
     RegistrationFactory(user=person.user, event=event)
     for _ in range(2):
-        cancel_registration(visitor=person, mode=mode, event_id=event.public_id)
+        actions.call("cancel_registration", visitor=person, channel=mode, event_id=event.public_id)
     assert activity() == [
         ("cancel_registration", mode, "OK"),
         ("cancel_registration", mode, "ALREADY_CANCELLED"),
@@ -144,7 +148,12 @@ def test_a_refused_call_records_its_reason(request, person, visitor, registered,
     if registered:
         RegistrationFactory(user=person.user, event=event)
     with pytest.raises(DomainError):
-        cancel_registration(visitor=request.getfixturevalue(visitor), mode=mode, event_id=event.public_id)
+        actions.call(
+            "cancel_registration",
+            visitor=request.getfixturevalue(visitor),
+            channel=mode,
+            event_id=event.public_id,
+        )
     assert activity() == [("cancel_registration", mode, reason)]
     assert Activity.objects.get().event_id == event.pk
 
@@ -152,6 +161,6 @@ def test_a_refused_call_records_its_reason(request, person, visitor, registered,
 def test_a_page_redrawn_records_nothing(person):
     event = EventFactory()
     RegistrationFactory(user=person.user, event=event)
-    cancel_registration(visitor=person, mode=None, event_id=event.public_id)
+    cancel_registration(visitor=person, event_id=event.public_id)
     assert activity() == []
     assert Registration.objects.get().status == RegistrationStatus.CANCELLED

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from events import actions
 from events.choices import RegistrationStatus
 from events.errors import EventNotFound
 from events.models import Activity
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 
 def details(visitor, event_id):
-    return get_event_details(visitor=visitor, mode="api", event_id=event_id)
+    return actions.call("get_event_details", visitor=visitor, channel="api", event_id=event_id)
 
 
 @pytest.mark.parametrize(
@@ -110,7 +111,7 @@ def test_an_anonymous_visitor_has_no_registration(anonymous):
 @pytest.mark.parametrize("mode", MODES)
 def test_each_call_records_one_row_with_its_mode_and_event(person, mode):
     event = EventFactory()
-    get_event_details(visitor=person, mode=mode, event_id=event.public_id)
+    actions.call("get_event_details", visitor=person, channel=mode, event_id=event.public_id)
     assert activity() == [("get_event_details", mode, "OK")]
     row = Activity.objects.get()
     assert (row.event_id, row.user) == (event.pk, person.user)
@@ -121,7 +122,7 @@ def test_a_refused_call_records_its_reason(anonymous, mode):
     draft = EventFactory(draft=True)
     for event_id in (draft.public_id, "evt-missing"):
         with pytest.raises(EventNotFound):
-            get_event_details(visitor=anonymous, mode=mode, event_id=event_id)
+            actions.call("get_event_details", visitor=anonymous, channel=mode, event_id=event_id)
     assert activity() == [("get_event_details", mode, "EVENT_NOT_FOUND")] * 2
     assert list(Activity.objects.order_by("id").values_list("event_id", "visitor_token")) == [
         (draft.pk, anonymous.token),
@@ -131,7 +132,7 @@ def test_a_refused_call_records_its_reason(anonymous, mode):
 
 def test_a_page_redrawn_records_nothing(person):
     event = EventFactory()
-    get_event_details(visitor=person, mode=None, event_id=event.public_id)
+    get_event_details(visitor=person, event_id=event.public_id)
     with pytest.raises(EventNotFound):
-        get_event_details(visitor=person, mode=None, event_id="evt-missing")
+        get_event_details(visitor=person, event_id="evt-missing")
     assert activity() == []

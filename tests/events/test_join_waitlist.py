@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from events import actions
 from events.choices import WaitlistStatus
 from events.errors import (
     AlreadyRegistered,
@@ -18,7 +19,6 @@ from events.errors import (
     WaitlistClosed,
 )
 from events.models import WaitlistEntry
-from events.services import join_waitlist, leave_waitlist
 from events.visitors import Visitor
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 
@@ -28,11 +28,11 @@ pytestmark = pytest.mark.django_db
 
 
 def join(visitor, event):
-    return join_waitlist(visitor=visitor, mode="api", event_id=event.public_id)
+    return actions.call("join_waitlist", visitor=visitor, channel="api", event_id=event.public_id)
 
 
 def leave(visitor, event):
-    return leave_waitlist(visitor=visitor, mode="api", event_id=event.public_id)
+    return actions.call("leave_waitlist", visitor=visitor, channel="api", event_id=event.public_id)
 
 
 @pytest.fixture

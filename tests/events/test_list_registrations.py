@@ -7,11 +7,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from events import actions
 from events.choices import RegistrationStatus
 from events.errors import AuthRequired
 from events.models import Registration
 from events.selectors import list_registrations
-from events.services import cancel_registration
 from tests.factories import EventFactory, RegistrationFactory
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +51,9 @@ def test_newest_change_first(person):
 def test_a_cancellation_moves_the_registration_to_the_top(person):
     cancelled_later = changed(RegistrationFactory(user=person.user), minutes_ago=30)
     other = changed(RegistrationFactory(user=person.user), minutes_ago=10)
-    cancel_registration(visitor=person, mode="api", event_id=cancelled_later.event.public_id)
+    actions.call(
+        "cancel_registration", visitor=person, channel="api", event_id=cancelled_later.event.public_id
+    )
     assert [r.pk for r in list_registrations(visitor=person)] == [cancelled_later.pk, other.pk]
 
 

@@ -1,11 +1,14 @@
-"""One name per action: the tool, the use case, the Activity row and the page route share it."""
+"""One name per action: the tool, the action row, the use case, the Activity row and the page route
+share it."""
 
 from __future__ import annotations
 
 import pytest
 
-from events import selectors, services
+from events import actions
+from events.actions import ACTIONS
 from events.models import Activity
+from events.visitors import Visitor
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 from webmcp.registry import registry
 from webmcp.routing import url_parameter_sets
@@ -13,15 +16,15 @@ from webmcp.routing import url_parameter_sets
 TOOLS = [tool.name for tool in registry.tools()]
 
 
-def use_case(name: str):
-    return getattr(selectors, name, None) or getattr(services, name, None)
+@pytest.mark.parametrize("name", TOOLS)
+def test_every_tool_is_an_action_row_of_the_same_name(name):
+    assert name in ACTIONS, f"no action row named {name} in events/actions.py"
+    assert ACTIONS[name].use_case.__name__ == name
 
 
 @pytest.mark.parametrize("name", TOOLS)
-def test_every_tool_is_a_use_case_of_the_same_name(name):
-    function = use_case(name)
-    assert function is not None, f"no use case named {name} in events/selectors.py or events/services.py"
-    assert hasattr(function, "__wrapped__"), f"{name} does not record its calls (@records_activity)"
+def test_a_tools_input_is_its_action_rows(name):
+    assert registry.get(name).input_serializer is ACTIONS[name].input
 
 
 @pytest.mark.parametrize("name", TOOLS)
@@ -32,21 +35,25 @@ def test_a_page_route_named_after_the_action_is_the_tools_endpoint(name):
     assert registry.get(name).endpoint == url_name
 
 
+def test_two_rows_of_one_name_are_refused_at_import():
+    row = ACTIONS["save_event"]
+    with pytest.raises(ValueError, match="Two actions"):
+        actions._rows(row, row)
+    with pytest.raises(ValueError, match="one name per action"):
+        actions._rows(actions.Action("keep_event", row.use_case, row.input, row.output, row.scope))
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", TOOLS)
-def test_the_activity_row_carries_the_use_cases_name(name):
-    from events.visitors import Visitor
-
+def test_the_activity_row_carries_the_actions_name(name):
     event = EventFactory(capacity=1 if name == "join_waitlist" else 5)
     if name == "join_waitlist":  # only a full event has a waiting list
         RegistrationFactory(event=event)
     visitor = Visitor(user=UserFactory(), token="t" * 32)
-    kwargs = {"visitor": visitor, "mode": "agent"}
-    if name != "search_events":
-        kwargs["event_id"] = event.public_id
+    data = {} if name == "search_events" else {"event_id": event.public_id}
     if name == "cancel_registration":
-        services.register_event(visitor=visitor, mode="agent", event_id=event.public_id)
+        actions.call("register_event", visitor=visitor, channel="agent", event_id=event.public_id)
     before = Activity.objects.count()
-    use_case(name)(**kwargs)
+    actions.call(name, visitor=visitor, channel="agent", **data)
     row = Activity.objects.order_by("-id").first()
     assert Activity.objects.count() == before + 1 and row.action == name

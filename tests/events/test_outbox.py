@@ -14,7 +14,7 @@ from django.core import mail
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from events import outbox, services
+from events import actions, outbox
 from events.choices import NotificationKind, NotificationStatus
 from events.emails import build_message
 from events.models import Notification
@@ -41,7 +41,7 @@ def mail_server_down(settings):
 def registered(person: Visitor) -> Notification:
     """A registration's confirmation after its first attempt (the worker writes the row then)."""
     event = EventFactory()
-    services.register_event(visitor=person, mode="api", event_id=event.public_id)
+    actions.call("register_event", visitor=person, channel="api", event_id=event.public_id)
     [first] = DBTaskResult.objects.filter(task_path="events.tasks.open_notification")
     key, fields = first.args_kwargs["args"]
     outbox.open_and_deliver(key, fields)
@@ -146,7 +146,7 @@ def test_the_mail_is_in_the_language_the_person_used(person):
 
     event = EventFactory(title="Workshop")
     with translation.override("zh-hant"):
-        services.register_event(visitor=person, mode="ui", event_id=event.public_id)
+        actions.call("register_event", visitor=person, channel="ui", event_id=event.public_id)
     run_tasks()
     [message] = mail.outbox
     assert Notification.objects.get().language == "zh-hant"

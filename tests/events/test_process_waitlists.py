@@ -12,7 +12,7 @@ import pytest
 from django.core import mail
 from django.utils import timezone
 
-from events import selectors, services
+from events import actions, selectors, services
 from events.choices import NotificationKind, RegistrationStatus, WaitlistStatus
 from events.errors import EventFull
 from events.models import Event, Notification, Registration, WaitlistEntry
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.django_db
 
 
 def call(use_case, visitor: Visitor, event: Event):
-    return use_case(visitor=visitor, mode="api", event_id=event.public_id)
+    return actions.call(use_case.__name__, visitor=visitor, channel="api", event_id=event.public_id)
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def test_a_held_seat_is_not_free_for_anyone_else(queue):
         call(services.register_event, newcomer, event)
     with pytest.raises(EventFull):
         call(services.register_event, waiting[1], event)  # waiting, but not the one offered
-    details = selectors.get_event_details(visitor=newcomer, mode=None, event_id=event.public_id)
+    details = selectors.get_event_details(visitor=newcomer, event_id=event.public_id)
     assert (details.event.seats_left, details.event.is_full) == (0, True)
 
 
@@ -159,7 +159,7 @@ def test_cancelling_the_event_closes_the_list_and_tells_everyone(queue, organise
     call(services.cancel_registration, holders[0], event)  # waiting[0] now holds an offer
     run_tasks()
     mail.outbox.clear()
-    result = services.cancel_event(visitor=organiser, mode="admin", event_id=event.public_id)
+    result = actions.call("cancel_event", visitor=organiser, channel="admin", event_id=event.public_id)
     assert (result.cancelled_registrations, result.closed_waitlist_entries) == (1, 3)
     assert {status_of(v) for v in waiting} == {WaitlistStatus.CLOSED}
     run_tasks()

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from events import actions
 from events.choices import NotificationKind, NotificationStatus, RegistrationStatus
 from events.errors import (
     AuthRequired,
@@ -18,7 +19,7 @@ from events.errors import (
     RegistrationClosed,
 )
 from events.models import Activity, Notification, Registration
-from events.services import cancel_registration, register_event
+from events.services import register_event
 from events.visitors import Visitor
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 from tests.tasks import run_tasks
@@ -29,7 +30,7 @@ pytestmark = pytest.mark.django_db
 
 
 def register(visitor, event_id):
-    return register_event(visitor=visitor, mode="api", event_id=event_id)
+    return actions.call("register_event", visitor=visitor, channel="api", event_id=event_id)
 
 
 def test_a_signed_in_person_gets_a_confirmed_registration(person):
@@ -129,7 +130,7 @@ def test_a_draft_or_unknown_event_is_not_found(person, event_id):
 def test_registering_after_cancelling_reactivates_the_same_row(person):
     event = EventFactory()
     first = register(person, event.public_id)
-    cancel_registration(visitor=person, mode="api", event_id=event.public_id)
+    actions.call("cancel_registration", visitor=person, channel="api", event_id=event.public_id)
     again = register(person, event.public_id)
     assert (again.registration.pk, again.created, again.already_registered) == (
         first.registration.pk,
@@ -208,7 +209,7 @@ def test_one_mail_for_a_registration_none_for_already_registered(person):
 def test_a_reactivated_registration_is_confirmed_by_mail_again(person):
     event = EventFactory()
     register(person, event.public_id)
-    cancel_registration(visitor=person, mode="api", event_id=event.public_id)
+    actions.call("cancel_registration", visitor=person, channel="api", event_id=event.public_id)
     register(person, event.public_id)
     run_tasks()
     assert [message.to for message in mail.outbox] == [[person.user.email]] * 2
@@ -239,7 +240,7 @@ def test_no_mail_for_an_account_without_an_address():
 def test_each_call_records_one_row_with_its_outcome(person, mode):
     event = EventFactory()
     for _ in range(2):
-        register_event(visitor=person, mode=mode, event_id=event.public_id)
+        actions.call("register_event", visitor=person, channel=mode, event_id=event.public_id)
     assert activity() == [("register_event", mode, "OK"), ("register_event", mode, "ALREADY_REGISTERED")]
     assert set(Activity.objects.values_list("event_id", "user")) == {(event.pk, person.user.pk)}
 
@@ -261,7 +262,9 @@ def test_a_refused_call_records_its_reason(request, traits, visitor, reason, mod
         RegistrationFactory.create_batch(event.capacity, event=event)
     before = Activity.objects.count()
     with pytest.raises(DomainError):
-        register_event(visitor=request.getfixturevalue(visitor), mode=mode, event_id=event.public_id)
+        actions.call(
+            "register_event", visitor=request.getfixturevalue(visitor), channel=mode, event_id=event.public_id
+        )
     assert Activity.objects.count() == before + 1
     assert activity()[-1] == ("register_event", mode, reason)
     assert Activity.objects.order_by("id").last().event_id == event.pk
@@ -269,6 +272,6 @@ def test_a_refused_call_records_its_reason(request, traits, visitor, reason, mod
 
 def test_a_page_redrawn_records_nothing(person):
     event = EventFactory()
-    register_event(visitor=person, mode=None, event_id=event.public_id)
+    register_event(visitor=person, event_id=event.public_id)
     assert activity() == []
     assert Registration.objects.count() == 1

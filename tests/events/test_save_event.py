@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from events import actions
 from events.errors import AuthRequired, DomainError, EventCancelled, EventNotFound
 from events.models import Activity, SavedEvent
 from events.services import save_event
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 
 def save(visitor, event_id):
-    return save_event(visitor=visitor, mode="api", event_id=event_id)
+    return actions.call("save_event", visitor=visitor, channel="api", event_id=event_id)
 
 
 def test_a_signed_in_person_saves_to_the_account(person):
@@ -99,7 +100,7 @@ def test_a_draft_or_unknown_event_is_not_found(person, event_id):
 def test_each_call_records_one_row_with_its_outcome(person, mode):
     event = EventFactory()
     for _ in range(2):
-        save_event(visitor=person, mode=mode, event_id=event.public_id)
+        actions.call("save_event", visitor=person, channel=mode, event_id=event.public_id)
     assert activity() == [("save_event", mode, "OK"), ("save_event", mode, "ALREADY_SAVED")]
     assert set(Activity.objects.values_list("event_id", "user")) == {(event.pk, person.user.pk)}
 
@@ -116,13 +117,15 @@ def test_each_call_records_one_row_with_its_outcome(person, mode):
 def test_a_refused_call_records_its_reason(request, traits, visitor, reason, mode):
     event = EventFactory(**traits)
     with pytest.raises(DomainError):
-        save_event(visitor=request.getfixturevalue(visitor), mode=mode, event_id=event.public_id)
+        actions.call(
+            "save_event", visitor=request.getfixturevalue(visitor), channel=mode, event_id=event.public_id
+        )
     assert activity() == [("save_event", mode, reason)]
     assert Activity.objects.get().event_id == event.pk
 
 
 def test_a_page_redrawn_records_nothing(person):
     event = EventFactory()
-    save_event(visitor=person, mode=None, event_id=event.public_id)
+    save_event(visitor=person, event_id=event.public_id)
     assert activity() == []
     assert SavedEvent.objects.count() == 1  # the call itself still happened

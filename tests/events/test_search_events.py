@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from events import actions
 from events.models import Activity, Event
 from events.selectors import search_events
 from tests.factories import EventFactory, SavedEventFactory
@@ -56,7 +57,7 @@ def catalogue():
 
 
 def search(visitor, **conditions):
-    return search_events(visitor=visitor, mode="api", **conditions)
+    return search_events(visitor=visitor, **conditions)
 
 
 def ids(result) -> list[str]:
@@ -200,7 +201,7 @@ def test_the_visitors_saved_events_on_the_page_are_marked(catalogue, person, ano
 
 
 def test_the_result_never_depends_on_the_mode(catalogue, nobody):
-    results = [search_events(visitor=nobody, mode=mode, query="agent") for mode in MODES]
+    results = [actions.call("search_events", visitor=nobody, channel=mode, query="agent") for mode in MODES]
     assert {tuple(ids(result)) for result in results} == {("evt-online-a11y", "evt-agent-kh")}
 
 
@@ -209,12 +210,17 @@ def test_the_result_never_depends_on_the_mode(catalogue, nobody):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_each_call_records_one_row_with_its_mode(catalogue, person, mode):
-    search_events(visitor=person, mode=mode, query="nothing at all")
+    actions.call("search_events", visitor=person, channel=mode, query="nothing at all")
     assert activity() == [("search_events", mode, "OK")]
     row = Activity.objects.get()
     assert row.event_id is None and row.user == person.user
 
 
 def test_a_page_redrawn_records_nothing(catalogue, person):
-    assert search_events(visitor=person, mode=None).total == 3
+    assert (
+        search_events(
+            visitor=person,
+        ).total
+        == 3
+    )
     assert activity() == []

@@ -126,8 +126,8 @@ def test_verification_catches_a_build_whose_sql_depends_on_a_value(catalogue):
 
 
 def test_deep_pages_are_left_to_the_orm_and_take_no_place_in_the_cache(catalogue):
-    search_events(visitor=Visitor(), mode=None, offset=1)
+    search_events(visitor=Visitor(), offset=1)
     compiled = len(SUMMARY_PAGE._compiled)
     for offset in range(MAX_CACHED_OFFSET + 1, MAX_CACHED_OFFSET + 4):
-        assert search_events(visitor=Visitor(), mode=None, offset=offset).total == 15
+        assert search_events(visitor=Visitor(), offset=offset).total == 15
     assert len(SUMMARY_PAGE._compiled) == compiled

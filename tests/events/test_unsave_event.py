@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from events import actions
 from events.errors import EventNotFound
 from events.models import Activity, SavedEvent
-from events.services import save_event, unsave_event
+from events.services import unsave_event
 from tests.factories import EventFactory, SavedEventFactory
 
 from .conftest import MODES, activity, version
@@ -15,12 +16,12 @@ pytestmark = pytest.mark.django_db
 
 
 def unsave(visitor, event_id):
-    return unsave_event(visitor=visitor, mode="api", event_id=event_id)
+    return actions.call("unsave_event", visitor=visitor, channel="api", event_id=event_id)
 
 
 def test_unsaving_removes_the_save_and_raises_the_state_version(person):
     event = EventFactory()
-    save_event(visitor=person, mode="api", event_id=event.public_id)
+    actions.call("save_event", visitor=person, channel="api", event_id=event.public_id)
     result = unsave(person, event.public_id)
     assert (result.event, result.was_saved, result.state_version) == (event, True, 2)
     assert not SavedEvent.objects.exists()
@@ -84,7 +85,7 @@ def test_each_call_records_one_row_with_its_outcome(person, mode):
     event = EventFactory()
     SavedEventFactory(user=person.user, event=event)
     for _ in range(2):
-        unsave_event(visitor=person, mode=mode, event_id=event.public_id)
+        actions.call("unsave_event", visitor=person, channel=mode, event_id=event.public_id)
     assert activity() == [("unsave_event", mode, "OK"), ("unsave_event", mode, "NOT_SAVED")]
     assert set(Activity.objects.values_list("event_id", flat=True)) == {event.pk}
 
@@ -92,13 +93,13 @@ def test_each_call_records_one_row_with_its_outcome(person, mode):
 @pytest.mark.parametrize("mode", MODES)
 def test_a_refused_call_records_its_reason(person, mode):
     with pytest.raises(EventNotFound):
-        unsave_event(visitor=person, mode=mode, event_id="evt-nope")
+        actions.call("unsave_event", visitor=person, channel=mode, event_id="evt-nope")
     assert activity() == [("unsave_event", mode, "EVENT_NOT_FOUND")]
 
 
 def test_a_page_redrawn_records_nothing(person):
     event = EventFactory()
     SavedEventFactory(user=person.user, event=event)
-    unsave_event(visitor=person, mode=None, event_id=event.public_id)
+    unsave_event(visitor=person, event_id=event.public_id)
     assert activity() == []
     assert not SavedEvent.objects.exists()

@@ -7,7 +7,7 @@ import pytest
 from django.core import mail
 from icalendar import Calendar
 
-from events import services
+from events import actions
 from events.choices import Mode
 from events.models import Notification
 from events.visitors import Visitor
@@ -37,7 +37,7 @@ def test_registering_from_the_page_sends_one_email_with_the_ics(signed_in_en_cli
 
 def test_no_email_for_an_account_without_address(event):
     person = Visitor(user=UserFactory(email=""))
-    services.register_event(visitor=person, mode=Mode.API, event_id=event.public_id)
+    actions.call("register_event", visitor=person, channel=Mode.API, event_id=event.public_id)
     run_tasks()
     assert (Notification.objects.count(), mail.outbox) == (0, [])
 

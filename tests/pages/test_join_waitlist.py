@@ -10,7 +10,7 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from events import services
+from events import actions
 from events.choices import WaitlistStatus
 from events.models import WaitlistEntry
 from events.visitors import Visitor
@@ -42,7 +42,9 @@ def page(client: Client, path: str = "/events/evt-full/") -> str:
 
 
 def free_the_seat(other_user, event) -> None:
-    services.cancel_registration(visitor=Visitor(user=other_user), mode="ui", event_id=event.public_id)
+    actions.call(
+        "cancel_registration", visitor=Visitor(user=other_user), channel="ui", event_id=event.public_id
+    )
 
 
 def test_a_full_event_offers_the_waiting_list_instead_of_registering(signed_in_en_client, full_event):
@@ -114,7 +116,7 @@ def test_my_events_lists_places_and_offers_with_leave_buttons(
     second = EventFactory(public_id="evt-second", title="Second workshop", capacity=1)
     RegistrationFactory(event=second)
     signed_in_en_client.post("/events/evt-full/waitlist/join/")
-    services.join_waitlist(visitor=Visitor(user=UserFactory()), mode="ui", event_id="evt-second")
+    actions.call("join_waitlist", visitor=Visitor(user=UserFactory()), channel="ui", event_id="evt-second")
     signed_in_en_client.post("/events/evt-second/waitlist/join/")
     free_the_seat(other_user, full_event)
     html = page(signed_in_en_client, "/me/")
@@ -133,7 +135,7 @@ def test_my_events_lists_places_and_offers_with_leave_buttons(
 def test_declining_on_the_page_passes_the_seat_on(signed_in_en_client, user, other_user, full_event):
     next_person = Visitor(user=UserFactory(username="next"))
     signed_in_en_client.post("/events/evt-full/waitlist/join/")
-    services.join_waitlist(visitor=next_person, mode="ui", event_id="evt-full")
+    actions.call("join_waitlist", visitor=next_person, channel="ui", event_id="evt-full")
     free_the_seat(other_user, full_event)
     signed_in_en_client.post("/events/evt-full/waitlist/leave/", headers=HTMX)
     assert WaitlistEntry.objects.get(user=user).status == WaitlistStatus.DECLINED

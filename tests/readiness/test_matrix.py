@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone, translation
 
-from events import services
+from events import actions
 from events.visitors import Visitor
 from readiness.matrix import page_kinds
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
@@ -57,10 +57,10 @@ def test_each_row_is_what_the_page_offers():
     assert offered(client, detail.format(open_event.public_id)) == row("Event page", "registered")
     assert offered(client, "/me/") == row("My events", "a registration that can be cancelled")
 
-    services.join_waitlist(visitor=Visitor(user=user), mode="ui", event_id=full.public_id)
+    actions.call("join_waitlist", visitor=Visitor(user=user), channel="ui", event_id=full.public_id)
     assert offered(client, detail.format(full.public_id)) == row("Event page", "on the waiting list")
     holder = full.registrations.get().user
-    services.cancel_registration(visitor=Visitor(user=holder), mode="ui", event_id=full.public_id)
+    actions.call("cancel_registration", visitor=Visitor(user=holder), channel="ui", event_id=full.public_id)
     assert offered(client, detail.format(full.public_id)) == row("Event page", "a seat held for them")
 
 

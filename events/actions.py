@@ -1,0 +1,364 @@
+"""One row per action, and the one way to perform it.
+
+Every tool-named use case (and every organiser action) is an `Action` row below: its name (which is
+also the tool's, the use case's, the Activity row's and, with dashes, the page route's), the use
+case, the input and output serializers, the scope a personal access token needs, whether the person
+confirms it and the sentence they confirm, and what a page tells them afterwards. `perform` is what
+pages, REST views, tool calls, MCP and the admin all run: it checks who may call (the token, its
+scope), the write rate and the input, calls the use case, writes the call's one Activity row
+(refusals included) and hands back the result, the body or the envelope.
+
+Who acts and through which channel is known where the call enters (`Caller`), so the use cases take
+neither a request nor a mode.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from django.http import HttpRequest
+from django.utils import formats, timezone, translation
+from django.utils.translation import gettext_lazy as _
+from rest_framework.serializers import Serializer
+
+from . import activity, policies, selectors, services
+from .api.envelope import error_envelope, error_headers
+from .api.inputs import validated_input
+from .api.scopes import READ, REGISTRATIONS_WRITE, SAVED_WRITE
+from .api.serializers import (
+    CancelOutput,
+    EventDetailsOutput,
+    EventRefInput,
+    EventSearchInput,
+    LeaveWaitlistOutput,
+    NoInput,
+    RegistrationOutput,
+    RegistrationRefInput,
+    SaveOutput,
+    SearchOutput,
+    UnsaveOutput,
+    WaitlistOutput,
+)
+from .api.throttling import check_write_rate
+from .choices import Mode
+from .errors import DomainError, InsufficientScope, TemporaryFailure, TokenRequired
+from .models import PUBLIC_ID_PATTERN
+from .visitors import Visitor
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
+
+@dataclass(frozen=True)
+class Messages:
+    """What a page tells the person after the action: `done`, or `again` when it changed nothing."""
+
+    done: StrOrPromise
+    again: StrOrPromise
+
+
+#: A consequential action's preview: the sentence the person confirms, or None when there is nothing
+#: to confirm (the call would change nothing) and the action simply runs. Raises what the call would.
+Preview = Callable[[Visitor, dict[str, Any]], str | None]
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    use_case: Callable[..., Any]
+    input: type[Serializer]
+    output: type[Serializer] | None
+    #: What a personal access token needs; None: no token may (the organisers' actions).
+    scope: str | None
+    consequential: bool = False
+    preview: Preview | None = None
+    messages: Messages | None = None
+    #: An anonymous visitor may do it: their session gets a visitor token first (saves).
+    anonymous_token: bool = False
+    #: Whether the REST answer is 201 Created for this result (else 200).
+    created: Callable[[Any], bool] | None = None
+
+    @property
+    def writes(self) -> bool:
+        return self.scope != READ
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who calls and through which channel, as the interface the call entered by knows it."""
+
+    visitor: Visitor
+    channel: Mode
+    #: A personal access token's scopes; None: no token (a session, or nobody), where the use cases decide.
+    scopes: frozenset[str] | None = None
+    #: MCP has no session to sign in to: acting for a person needs a token.
+    token_only: bool = False
+    #: The request whose client the write rate counts (API and tool calls); None: not rate-limited.
+    rate_request: HttpRequest | Any | None = None
+
+
+@dataclass
+class Performed:
+    """What one call came to: the use case's result, a preview to confirm, or a refusal."""
+
+    action: Action
+    caller: Caller
+    arguments: dict[str, Any] = field(default_factory=dict)
+    result: Any = None
+    error: DomainError | None = None
+    preview: str | None = None
+
+    @property
+    def outcome(self) -> str:
+        if self.error is not None:
+            return self.error.reason
+        return activity.outcome_of(self.result)
+
+    @property
+    def status(self) -> int:
+        """The HTTP status a program gets."""
+        if self.error is not None:
+            return self.error.http_status
+        created = self.action.created
+        return 201 if created is not None and created(self.result) else 200
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return error_headers(self.error) if self.error is not None else {}
+
+    def body(self, *, state_version: int | None = None) -> dict[str, Any]:
+        """The answer's JSON body: the output, the preview's stateVersion or the envelope. A read's
+        output and every envelope carry the visitor's current stateVersion (`state_version` when the
+        caller has read it already)."""
+        if self.error is not None:
+            version = state_version if state_version is not None else _current_version(self.caller.visitor)
+            return error_envelope(self.error, state_version=version)
+        if self.preview is not None:
+            return {"state_version": self._version(state_version)}
+        assert self.action.output is not None, f"{self.action.name} has no output serializer"
+        if self.action.writes:
+            return dict(self.action.output(self.result).data)
+        context = {"state_version": self._version(state_version)}
+        return dict(self.action.output(self.result, context=context).data)
+
+    def _version(self, known: int | None) -> int:
+        return known if known is not None else selectors.state_version(visitor=self.caller.visitor)
+
+
+def perform(
+    action: Action,
+    caller: Caller,
+    data: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
+    *,
+    nothing_else: Iterable[Any] = (),
+    input: type[Serializer] | None = None,
+    options: Mapping[str, Any] | None = None,
+    confirmed: bool = True,
+    final: bool = True,
+) -> Performed:
+    """Perform `action` for `caller` on `data` (the caller's input, or a function that reads it).
+
+    In order: a token-only channel needs an account, a token needs the action's scope, a write keeps
+    within the write rate, `nothing_else` (other parts of the request, or functions reading them) is
+    empty, `data` is valid for `input` (the row's own input by default). An unconfirmed consequential
+    call stops at its preview. `options` are the interface's own arguments for the use case (a page
+    size), never the caller's. Exactly one Activity row is written, after the use case's transaction,
+    for the answer or the refusal; none for a preview, the write rate (a flood must not turn into
+    rows), an outage, or a refusal that is not the call's answer (`final=False`).
+    """
+    performed = Performed(action=action, caller=caller)
+    names_event = "event_id" in (input or action.input)._declared_fields
+    raw_event_id = data.get("event_id") if names_event and isinstance(data, Mapping) else None
+    try:
+        if action.writes and caller.token_only and caller.visitor.user is None:
+            raise TokenRequired()
+        if caller.scopes is not None and action.scope not in caller.scopes:
+            raise InsufficientScope(extra={"scope": action.scope or ""})
+        if action.writes and caller.rate_request is not None:
+            check_write_rate(caller.rate_request)
+        for part in nothing_else:
+            validated_input(NoInput, part() if callable(part) else part)
+        given = data() if callable(data) else data
+        if names_event and isinstance(given, Mapping):
+            raw_event_id = given.get("event_id")
+        performed.arguments = validated_input(input or action.input, given)
+        if not confirmed and action.preview is not None:
+            performed.preview = action.preview(caller.visitor, performed.arguments)
+            if performed.preview is not None:
+                return performed
+        performed.result = action.use_case(visitor=caller.visitor, **performed.arguments, **(options or {}))
+    except TemporaryFailure as error:
+        performed.error = error
+        return performed
+    except DomainError as error:
+        performed.error = error
+        if not final:
+            return performed
+    event = getattr(performed.result, "event", None)
+    well_formed = isinstance(raw_event_id, str) and re.fullmatch(PUBLIC_ID_PATTERN, raw_event_id)
+    activity.record(
+        action=action.name,
+        mode=caller.channel,
+        outcome=performed.outcome,
+        visitor=caller.visitor,
+        event=event.pk if event is not None else (raw_event_id if well_formed else None),
+    )
+    return performed
+
+
+def _current_version(visitor: Visitor) -> int | None:
+    """The visitor's stateVersion for an envelope, or None when it cannot be read: the envelope of one
+    error must not raise a second."""
+    try:
+        return selectors.state_version(visitor=visitor)
+    except Exception:
+        return None
+
+
+# ── Previews of the consequential actions ──────────────────────────────────────────────────────
+
+
+def _when_and_who(visitor: Visitor, details: selectors.EventDetails) -> tuple[str, str]:
+    with translation.override("en"):  # the sentence is English, as the tools' own words are
+        when = formats.date_format(timezone.localtime(details.event.starts_at), "DATETIME_FORMAT")
+    return when, visitor.user.get_username() if visitor.user else ""
+
+
+def registration_preview(visitor: Visitor, arguments: dict[str, Any]) -> str | None:
+    """Nothing to confirm when already registered (the use case says so); otherwise what the use case
+    would refuse is refused now, else the sentence."""
+    details = selectors.get_event_details(visitor=visitor, event_id=arguments["event_id"])
+    if details.is_registered:
+        return None
+    facts = details.visitor_facts(signed_in=True)
+    policies.may_register(details.event.facts(), facts, now=timezone.now()).enforce()
+    when, who = _when_and_who(visitor, details)
+    return f"Register {who} for “{details.event.title}” ({when})?"
+
+
+def cancellation_preview(visitor: Visitor, arguments: dict[str, Any]) -> str | None:
+    """Nothing to confirm without a registration (the use case answers that); otherwise as above."""
+    details = selectors.get_event_details(visitor=visitor, event_id=arguments["event_id"])
+    if not details.is_registered:
+        return None
+    facts = details.visitor_facts(signed_in=True)
+    policies.may_cancel(details.event.facts(), facts, now=timezone.now()).enforce()
+    when, who = _when_and_who(visitor, details)
+    return f"Cancel {who}'s registration for “{details.event.title}” ({when})?"
+
+
+# ── The rows ───────────────────────────────────────────────────────────────────────────────────
+
+
+def _rows(*rows: Action) -> dict[str, Action]:
+    """The table by name; a name used twice fails at import, as the tool registry does."""
+    table: dict[str, Action] = {}
+    for row in rows:
+        if row.name in table:
+            raise ValueError(f"Two actions are named {row.name}")
+        if row.name != row.use_case.__name__:
+            raise ValueError(f"Action {row.name} runs {row.use_case.__name__}: one name per action")
+        table[row.name] = row
+    return table
+
+
+ACTIONS = _rows(
+    Action("search_events", selectors.search_events, EventSearchInput, SearchOutput, READ),
+    Action("get_event_details", selectors.get_event_details, EventRefInput, EventDetailsOutput, READ),
+    Action(
+        "save_event",
+        services.save_event,
+        EventRefInput,
+        SaveOutput,
+        SAVED_WRITE,
+        messages=Messages(
+            done=_("Saved. You can find it under My events."),
+            again=_("This event was already in your saved events."),
+        ),
+        anonymous_token=True,
+        created=lambda result: not result.already_saved,
+    ),
+    Action(
+        "unsave_event",
+        services.unsave_event,
+        EventRefInput,
+        UnsaveOutput,
+        SAVED_WRITE,
+        messages=Messages(
+            done=_("Removed from your saved events."), again=_("Removed from your saved events.")
+        ),
+    ),
+    Action(
+        "register_event",
+        services.register_event,
+        EventRefInput,
+        RegistrationOutput,
+        REGISTRATIONS_WRITE,
+        consequential=True,
+        preview=registration_preview,
+        messages=Messages(
+            done=_("You are registered. A confirmation e-mail is on its way."),
+            again=_("You were already registered for this event."),
+        ),
+        created=lambda result: result.created,
+    ),
+    Action(
+        "cancel_registration",
+        services.cancel_registration,
+        EventRefInput,
+        CancelOutput,
+        REGISTRATIONS_WRITE,
+        consequential=True,
+        preview=cancellation_preview,
+        messages=Messages(
+            done=_("Your registration is cancelled. Your seat is free for someone else."),
+            again=_("This registration was already cancelled."),
+        ),
+    ),
+    Action(
+        "join_waitlist",
+        services.join_waitlist,
+        EventRefInput,
+        WaitlistOutput,
+        REGISTRATIONS_WRITE,
+        messages=Messages(
+            done=_("You are on the waiting list. We will e-mail you if a seat frees up."),
+            again=_("You were already on the waiting list."),
+        ),
+        created=lambda result: not result.already_waiting,
+    ),
+    Action(
+        "leave_waitlist",
+        services.leave_waitlist,
+        EventRefInput,
+        LeaveWaitlistOutput,
+        REGISTRATIONS_WRITE,
+        messages=Messages(
+            done=_("You have left the waiting list."), again=_("You were not on the waiting list.")
+        ),
+    ),
+    # The organisers' actions (the admin): no token may call them.
+    Action("publish_event", services.publish_event, EventRefInput, None, None),
+    Action("unpublish_event", services.unpublish_event, EventRefInput, None, None),
+    Action("cancel_event", services.cancel_event, EventRefInput, None, None),
+    Action("offer_free_seats", services.offer_free_seats, EventRefInput, None, None),
+    Action(
+        "cancel_attendee_registration",
+        services.cancel_attendee_registration,
+        RegistrationRefInput,
+        None,
+        None,
+    ),
+)
+
+
+def call(name: str, *, visitor: Visitor, channel: Mode | str, **data: Any) -> Any:
+    """Perform the action `name` for the site's own code (seeds, evals, the bench, tests): its result,
+    or its refusal raised. The row is written as for any other caller."""
+    performed = perform(ACTIONS[name], Caller(visitor=visitor, channel=Mode(channel)), data)
+    if performed.error is not None:
+        raise performed.error
+    return performed.result
