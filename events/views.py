@@ -238,6 +238,7 @@ def _write(request: HtmxHttpRequest, event_id: str, name: str) -> HttpResponse:
     performed = perform(action, caller, {"event_id": event_id}, nothing_else=body)
     if performed.error is not None:
         return _tool_refusal(performed) if tool else _refused(request, event_id, performed.error)
+    event_id = performed.arguments["event_id"]  # as validated (the API's and MCP's id too)
     assert action.messages is not None, f"{name} has no page messages"
     if performed.outcome == "OK":
         messages.success(request, str(action.messages.done))
