@@ -19,7 +19,7 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
-from django.urls import resolve, reverse
+from django.urls import ResolverMatch, resolve, reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -33,6 +33,7 @@ from webmcp.responses import (
     tool_refusal,
     with_tool_result,
 )
+from webmcp.templatetags.webmcp import PAGE_ROUTE
 
 from . import ics, jsonld, policies, selectors
 from .actions import ACTIONS, Caller, Performed, perform
@@ -259,7 +260,12 @@ def me(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def _render_detail(
-    request: HtmxHttpRequest, event_id: str, *, region: bool, recorded: bool = True
+    request: HtmxHttpRequest,
+    event_id: str,
+    *,
+    region: bool,
+    recorded: bool = True,
+    page: ResolverMatch | None = None,
 ) -> HttpResponse:
     visitor = visitor_from_request(request)
     details = _get_event_or_404(request, event_id, recorded=recorded)
@@ -281,11 +287,13 @@ def _render_detail(
             **detail_state(signed_in=visitor.is_authenticated, registered=details.is_registered, can=can),
         },
     }
+    if page is not None:
+        context[PAGE_ROUTE] = page
     template = "events/event_detail.html#region" if region else "events/event_detail.html"
     return _fragment_aware(render(request, template, context))
 
 
-def _render_me(request: HtmxHttpRequest, *, region: bool) -> HttpResponse:
+def _render_me(request: HtmxHttpRequest, *, region: bool, page: ResolverMatch | None = None) -> HttpResponse:
     visitor = visitor_from_request(request)
     registrations: list[Registration] | None = None
     waitlist: list[selectors.WaitlistPlace] | None = None
@@ -309,6 +317,7 @@ def _render_me(request: HtmxHttpRequest, *, region: bool) -> HttpResponse:
         "cancellable": cancellable,
         "waitlist": waitlist,
         "webmcp_state": {**_page_state(request, visitor), "cancellable": bool(cancellable)},
+        **({PAGE_ROUTE: page} if page is not None else {}),
     }
     return _fragment_aware(render(request, "events/me.html#region" if region else "events/me.html", context))
 
@@ -360,18 +369,15 @@ def _after_write(
     if not (request.htmx or tool):
         return redirect("me") if origin.path == reverse("me") else _redirect_to_detail(request, event_id)
     # The region belongs to that page, so its WebMCP manifest and form attributes must be the page's
-    # route, not this POST endpoint's. Re-drawing it records nothing: the write was the act.
+    # route, not this POST endpoint's (`PAGE_ROUTE`). Re-drawing it records nothing: the write was the act.
     if origin.path == reverse("me"):
-        request.resolver_match = resolve(reverse("me"))
-        response = _render_me(request, region=True)
+        response = _render_me(request, region=True, page=resolve(reverse("me")))
     elif tool and origin.path == reverse("event-list"):
-        request.resolver_match = resolve(reverse("event-list"))
-        response = render(
-            request, "events/event_list.html#card_answer", _card_context(request, event_id, origin.query)
-        )
+        context = {**_card_context(request, event_id, origin.query), PAGE_ROUTE: resolve(origin.path)}
+        response = render(request, "events/event_list.html#card_answer", context)
     else:
-        request.resolver_match = resolve(reverse("event-detail", kwargs={"event_id": event_id}))
-        response = _render_detail(request, event_id, region=True, recorded=False)
+        page = resolve(reverse("event-detail", kwargs={"event_id": event_id}))
+        response = _render_detail(request, event_id, region=True, recorded=False, page=page)
     return with_tool_result(response, result) if tool and result is not None else response
 
 

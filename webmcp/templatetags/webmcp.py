@@ -20,16 +20,21 @@ from webmcp.registry import ToolContext
 register = template.Library()
 
 MANIFEST_ELEMENT_ID = "webmcp-manifest"
+#: The context key of the page whose tools a template draws, when it is not the requested route: after
+#: a write, a view redraws a region of the page the write came from, and names that page's route
+#: (a `ResolverMatch`) here, so the region's manifest and forms are that page's.
+PAGE_ROUTE = "webmcp_page"
 
 
 def tool_context(context: template.Context) -> ToolContext | None:
-    """The ToolContext of the page being rendered; None when it has no request or no named route.
+    """The ToolContext of the page being rendered (`PAGE_ROUTE`, else the request's route); None when
+    it has no request or no named route.
 
     `view_name` rather than `url_name` so that a namespaced route ("app:name") matches its
     declaration; for a route without a namespace the two are the same.
     """
     request = context.get("request")
-    match = getattr(request, "resolver_match", None)
+    match = context.get(PAGE_ROUTE) or getattr(request, "resolver_match", None)
     if request is None or match is None or not match.url_name:
         return None
     return ToolContext(
