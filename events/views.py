@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import ResolverMatch, resolve, reverse
@@ -455,15 +456,13 @@ def _auth_url(url_name: str, event_id: str) -> str:
     return f"{reverse(url_name)}?{query.urlencode(safe='/')}"
 
 
-def _page_numbers(page: int, page_count: int, *, around: int = 2) -> list[int | None]:
-    """Page links to show: the first, the last and those near `page`; None marks a gap."""
-    shown = sorted({1, page_count, *range(max(1, page - around), min(page_count, page + around) + 1)})
-    numbers: list[int | None] = []
-    for number in shown:
-        if numbers and number - (numbers[-1] or 0) > 1:
-            numbers.append(None)
-        numbers.append(number)
-    return numbers
+def _page_numbers(page: int, page_count: int) -> list[int | None]:
+    """Page links to show, Django's elided range: the first, the last and two either side of `page`;
+    None marks a gap. A page past the end shows no links (the page says there is no such page)."""
+    if page > page_count:
+        return []
+    pages = Paginator(range(page_count), 1).get_elided_page_range(page, on_each_side=2, on_ends=1)
+    return [number if isinstance(number, int) else None for number in pages]
 
 
 def _querydict(params: dict[str, str]) -> QueryDict:
