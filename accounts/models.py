@@ -10,14 +10,6 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 
-class Scope(models.TextChoices):
-    """What a token may do; every signed-in person holds all three rights, so any of them may be given."""
-
-    EVENTS_READ = "events:read", _("Read events and my lists")
-    SAVED_WRITE = "saved:write", _("Save and unsave events")
-    REGISTRATIONS_WRITE = "registrations:write", _("Register, cancel and use waiting lists")
-
-
 class AccessTokenQuerySet(models.QuerySet["AccessToken"]):
     def usable(self, now=None) -> AccessTokenQuerySet:
         return self.filter(revoked_at__isnull=True, expires_at__gt=now or timezone.now())

@@ -9,8 +9,8 @@ from __future__ import annotations
 from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 
+from core.visitors import SESSION_TOKEN_KEY
 from events import services
-from events.visitors import SESSION_TOKEN_KEY
 
 
 @receiver(user_logged_in, dispatch_uid="accounts_merge_saved_events")

@@ -13,7 +13,7 @@ from importlib import import_module
 from django.conf import settings
 from django.tasks import task
 
-from events.tasks import keep_one_queued
+from core.tasks import keep_one_queued
 
 
 @task()

@@ -16,7 +16,9 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from .models import AccessToken, Scope
+from core.scopes import Scope
+
+from .models import AccessToken
 
 PREFIX = "are_"
 ALPHABET = string.digits + string.ascii_letters

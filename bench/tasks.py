@@ -452,7 +452,7 @@ def eval_runs(count: int) -> dict[str, int]:
     """`count` eval runs through the import the dashboard reads (readiness.reports): the bank's 41 case
     names, the two paths, over count // 2 revisions — this server's among them, and two earlier ones
     with a few failures (regressions to list)."""
-    from config.health import revision
+    from core.revision import revision
     from readiness.reports import import_report
 
     categories = {"SEL": 4, "ARG": 12, "ORD": 3, "NAV": 2, "RECOVERY": 2, "WRITE": 10, "AUTH": 2, "NO": 6}

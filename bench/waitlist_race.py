@@ -22,11 +22,12 @@ from django.contrib.auth.hashers import make_password
 from django.db import connection, connections
 from django.utils import timezone
 
+from core.errors import DomainError
+from core.visitors import Visitor
 from events import actions, services
 from events.choices import EventStatus, Level, Location, RegistrationStatus, WaitlistStatus
-from events.errors import DomainError, EventFull
+from events.errors import EventFull
 from events.models import Event, Registration, WaitlistEntry
-from events.visitors import Visitor
 
 THREADS_PER_ROLE = 8
 COUNT_SEATS = """

@@ -5,36 +5,16 @@ Eval reports and traces quote the revision and fingerprint, so a result is tied 
 
 from __future__ import annotations
 
-import functools
-import subprocess
-
 from django.conf import settings
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from events.api.envelope import error_envelope
-from events.errors import TemporaryFailure
+from core.envelope import error_envelope
+from core.errors import TemporaryFailure
+from core.revision import revision
 from webmcp.registry import catalogue_fingerprint
-
-
-@functools.cache
-def revision() -> str:
-    if settings.APP_REVISION:
-        return settings.APP_REVISION
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=settings.BASE_DIR,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=True,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return out.stdout.strip() or "unknown"
 
 
 def database_ok() -> bool:

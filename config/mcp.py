@@ -17,11 +17,11 @@ from django.views.decorators.csrf import csrf_exempt
 from accounts.authentication import bearer
 from accounts.lockout import note_token_failure, token_pause
 from accounts.tokens import authenticate_token
+from core.envelope import error_envelope, error_headers
+from core.errors import InvalidToken, RateLimited
+from core.visitors import Visitor
 from events import mcp as events_mcp
 from events import selectors
-from events.api.envelope import error_envelope, error_headers
-from events.errors import InvalidToken, RateLimited
-from events.visitors import Visitor
 from webmcp.mcp import McpAnswer, McpCall, mcp_view
 
 

@@ -74,7 +74,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "config.middleware.DatabaseUnavailableMiddleware",
+    "core.middleware.DatabaseUnavailableMiddleware",
     "axes.middleware.AxesMiddleware",  # answers a paused sign-in with its page (last, as axes asks)
 ]
 
@@ -250,11 +250,11 @@ REST_FRAMEWORK = {
     # A bearer token (accounts.tokens) first: with one, no cookie and no CSRF; without, the session.
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "accounts.authentication.BearerTokenAuthentication",
-        "events.api.authentication.CsrfSessionAuthentication",
+        "core.authentication.CsrfSessionAuthentication",
     ],
-    "EXCEPTION_HANDLER": "events.api.exceptions.api_exception_handler",
-    "DEFAULT_PERMISSION_CLASSES": ["events.api.scopes.TokenScope"],
-    "DEFAULT_RENDERER_CLASSES": ["events.api.renderers.OrjsonRenderer"],
+    "EXCEPTION_HANDLER": "core.exceptions.api_exception_handler",
+    "DEFAULT_PERMISSION_CLASSES": ["core.scopes.TokenScope"],
+    "DEFAULT_RENDERER_CLASSES": ["core.renderers.OrjsonRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
@@ -293,7 +293,10 @@ SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
-CSRF_FAILURE_VIEW = "events.api.errorpages.csrf_failure"  # the envelope for WebMCP tool calls
+CSRF_FAILURE_VIEW = "core.errorpages.csrf_failure"  # the envelope for WebMCP tool calls
+# The function every envelope reads the visitor's stateVersion with (core.envelope): the events app
+# keeps the versions.
+STATE_VERSION_READER = "events.selectors.state_version"
 CSRF_COOKIE_HTTPONLY = True  # pages hand the token to scripts in <meta name="csrf-token">
 CSRF_COOKIE_SAMESITE = "Lax"
 # Production behind TLS sets these (README, "Deployment"); off by default so http://127.0.0.1 works.

@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from config import health, llms, mcp
-from events.api import errorpages
+from core import errorpages
 from readiness import views as readiness_views
 
 urlpatterns = [

@@ -73,10 +73,10 @@ def reset_seats(event_id: str) -> dict:
     """The event's seeded seats back (see the module docstring); returns what changed and the seats."""
     from django.contrib.auth import get_user_model
 
+    from core.visitors import Visitor
     from events import actions
     from events.choices import ACTIVE_WAITLIST, RegistrationStatus
     from events.models import Registration, WaitlistEntry
-    from events.visitors import Visitor
 
     event = _event(event_id)
     done = {"event": event_id, "left": 0, "declinedOffers": 0, "cancelled": 0, "registeredAgain": []}
@@ -121,10 +121,10 @@ def free_seat(event_id: str, username: str) -> dict:
     """A seeded registrant cancels; the seat must go to `username`, who is waiting."""
     from django.contrib.auth import get_user_model
 
+    from core.visitors import Visitor
     from events import actions
     from events.choices import RegistrationStatus, WaitlistStatus
     from events.models import Registration, WaitlistEntry
-    from events.visitors import Visitor
 
     event = _event(event_id)
     account = get_user_model().objects.filter(username=username).first()

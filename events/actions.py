@@ -24,11 +24,13 @@ from django.utils import formats, timezone, translation
 from django.utils.translation import gettext_lazy as _
 from rest_framework.serializers import Serializer
 
-from . import activity, policies, selectors, services
-from .api.envelope import error_envelope, error_headers
-from .api.inputs import validated_input
-from .api.scopes import READ, REGISTRATIONS_WRITE, SAVED_WRITE
-from .api.serializers import (
+from core.envelope import error_envelope, error_headers
+from core.errors import DomainError, InsufficientScope, TemporaryFailure, TokenRequired
+from core.inputs import validated_input
+from core.scopes import READ, REGISTRATIONS_WRITE, SAVED_WRITE
+from core.throttling import check_write_rate
+from core.visitors import Mode, Visitor
+from events.contract import (
     CancelOutput,
     EventDetailsOutput,
     EventRefInput,
@@ -42,11 +44,9 @@ from .api.serializers import (
     UnsaveOutput,
     WaitlistOutput,
 )
-from .api.throttling import check_write_rate
-from .choices import Mode
-from .errors import DomainError, InsufficientScope, TemporaryFailure, TokenRequired
+
+from . import activity, policies, selectors, services
 from .models import PUBLIC_ID_PATTERN
-from .visitors import Visitor
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise

@@ -41,9 +41,9 @@ from django.db.models import Count, Subquery
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from .choices import Mode
+from core.visitors import Mode, Visitor
+
 from .models import Activity, ActivityCount, Event
-from .visitors import Visitor
 
 logger = logging.getLogger(__name__)
 

@@ -18,11 +18,12 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from core.visitors import Mode, Visitor
+
 from . import outbox
 from .actions import ACTIONS, Caller, Performed, perform
-from .choices import Mode, NotificationStatus, RegistrationStatus
+from .choices import NotificationStatus, RegistrationStatus
 from .models import Activity, Event, EventQuerySet, Notification, Registration, SavedEvent, WaitlistEntry
-from .visitors import Visitor
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise, WithAnnotations

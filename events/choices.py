@@ -62,14 +62,3 @@ class NotificationStatus(models.TextChoices):
     SENDING = "sending", _("Being sent")
     SENT = "sent", _("Sent")
     FAILED = "failed", _("Failed")
-
-
-class Mode(models.TextChoices):
-    """Who made a request: a person on a page, an agent through a tool (in the browser, or headless over
-    MCP), a program on the API, or an organiser in the admin."""
-
-    UI = "ui", _("Person on a page")
-    AGENT = "agent", _("Agent tool")
-    API = "api", _("API client")
-    ADMIN = "admin", _("Organiser in the admin")
-    MCP = "mcp", _("Agent over MCP")

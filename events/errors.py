@@ -1,45 +1,14 @@
-"""Typed refusals of the domain (layer 0: imports nothing of ours).
+"""The domain's refusals (layer 0): what the events, registrations and waiting lists refuse.
 
-Each error names the refusal and carries the envelope fields of docs/agent-contract.md (code, reason,
-HTTP status, whether a retry can help). Use cases raise them; one exception handler turns them into the
-envelope for the API and the tool path, so no interface maps errors on its own.
+They subclass the site's base refusals (`core.errors`) and carry the envelope fields of
+docs/agent-contract.md; use cases raise them.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
-from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-
-class DomainError(Exception):
-    code: ClassVar[str] = "INTERNAL_ERROR"
-    reason: ClassVar[str] = "UNEXPECTED"
-    http_status: ClassVar[int] = 500
-    retryable: ClassVar[bool] = False
-    default_message: ClassVar[str] = "Something went wrong."
-    next_action: ClassVar[str] = "Stop and tell the person something went wrong."
-    #: What a page tells the person (translated); `message` and `nextAction` are for programs and agents.
-    person_message: ClassVar[str | Promise] = _("Sorry, that did not work. Please try again.")
-
-    def __init__(self, message: str | None = None, *, extra: dict[str, Any] | None = None) -> None:
-        self.message = message or self.default_message
-        self.extra = extra or {}
-        super().__init__(self.message)
-
-
-class InvalidInput(DomainError):
-    code = "INVALID_INPUT"
-    reason = "VALIDATION_ERROR"
-    http_status = 400
-    default_message = "The input is not valid."
-    next_action = "Fix the input and try again; do not guess values outside the schema."
-
-
-class UnknownParameter(InvalidInput):
-    reason = "UNKNOWN_PARAMETER"
-    default_message = "The input contains parameters this operation does not accept."
+from core.errors import DomainError, InvalidInput, NotFound
 
 
 class CurrentEventMismatch(InvalidInput):
@@ -48,12 +17,8 @@ class CurrentEventMismatch(InvalidInput):
     next_action = "Call the tool with {} to act on this page's event, or open the other event's page."
 
 
-class EventNotFound(DomainError):
-    code = "NOT_FOUND"
-    reason = "EVENT_NOT_FOUND"
-    http_status = 404
-    default_message = "No public event has this id."
-    next_action = "Do not guess other ids; search for events and use an id from the results."
+class EventNotFound(NotFound):
+    """No public event (published or cancelled) has this id."""
 
 
 class RegistrationNotFound(EventNotFound):
@@ -61,54 +26,6 @@ class RegistrationNotFound(EventNotFound):
     person_message = _("You have no registration for this event.")
     default_message = "You have no registration for this event."
     next_action = "Check the person's registrations before cancelling."
-
-
-class AuthRequired(DomainError):
-    code = "AUTH_REQUIRED"
-    reason = "SIGN_IN_REQUIRED"
-    person_message = _("Please sign in first; then you can do this.")
-    http_status = 401
-    default_message = "Sign in to do this."
-    next_action = "Ask the person to sign in at /accounts/login/ and then try again."
-
-
-class TokenRequired(AuthRequired):
-    """A write over MCP without a token: there is no session to sign in to, only a token to bring."""
-
-    default_message = (
-        "This needs the person's account: connect with a personal access token (Authorization: Bearer …) "
-        "that has the scope this tool needs."
-    )
-    next_action = (
-        "Ask the person to sign in at /accounts/login/, make a personal access token on My events (/me/) "
-        "with the scope this tool needs, and give it to you; then call again with it."
-    )
-
-
-class InvalidToken(AuthRequired):
-    reason = "INVALID_TOKEN"
-    default_message = "The access token is not valid: unknown, expired or revoked."
-    next_action = "Stop and ask the person for a new access token (made on My events)."
-
-
-class PermissionDenied(DomainError):
-    code = "PERMISSION_DENIED"
-    reason = "NOT_ORGANISER"
-    http_status = 403
-    default_message = "Only an organiser may do this."
-    next_action = "Stop."
-
-
-class InsufficientScope(PermissionDenied):
-    reason = "INSUFFICIENT_SCOPE"
-    default_message = "The access token does not allow this."
-    next_action = "Stop; the person may make a token with the scope this needs (extra.scope)."
-
-
-class CsrfFailed(PermissionDenied):
-    reason = "CSRF_FAILED"
-    default_message = "The request is missing a valid CSRF token."
-    next_action = "Stop; reload the page before trying again."
 
 
 class Conflict(DomainError):
@@ -154,21 +71,3 @@ class WaitlistClosed(Conflict):
     person_message = _("The event starts soon: no more seats are offered from the waiting list.")
     default_message = "The event starts too soon for the waiting list; a seat that frees is open to anyone."
     next_action = "Tell the person; if get_event_details shows a free seat, they may register."
-
-
-class TemporaryFailure(DomainError):
-    code = "TEMPORARY_FAILURE"
-    reason = "EVENT_SERVICE_UNAVAILABLE"
-    person_message = _("The event service is temporarily unavailable. Please try again later.")
-    http_status = 503
-    retryable = True
-    default_message = "The event service is temporarily unavailable."
-    next_action = "Retry later; do not report this as an empty result."
-
-
-class RateLimited(TemporaryFailure):
-    reason = "RATE_LIMITED"
-    person_message = _("Too many requests. Please wait a moment and try again.")
-    http_status = 429
-    default_message = "Too many requests."
-    next_action = "Wait retryAfter seconds, then retry."

@@ -16,8 +16,8 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
-from events.api.inputs import repeated_parameters, unknown_parameters
-from events.api.serializers import EventSearchInput
+from core.inputs import repeated_parameters, unknown_parameters
+from events.contract import EventSearchInput
 from events.selectors import DEFAULT_PAGE_SIZE, MAX_OFFSET
 
 if TYPE_CHECKING:

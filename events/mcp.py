@@ -9,12 +9,11 @@ row's preview first: the refusals the use case would give come now, else one sen
 
 from __future__ import annotations
 
+from core.visitors import Mode, Visitor
 from webmcp.mcp import McpAnswer, McpCall
 
 from . import selectors
 from .actions import ACTIONS, Caller, perform
-from .choices import Mode
-from .visitors import Visitor
 
 
 def answer(call: McpCall, *, visitor: Visitor, scopes: frozenset[str] | None) -> McpAnswer:

@@ -11,12 +11,13 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from core.visitors import Mode
+
 from .choices import (
     ACTIVE_WAITLIST,
     EventStatus,
     Level,
     Location,
-    Mode,
     NotificationKind,
     NotificationStatus,
     Price,

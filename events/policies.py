@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+from core.errors import AuthRequired, DomainError
+
 from .choices import EventStatus
 from .errors import (
     AlreadyRegistered,
-    AuthRequired,
-    DomainError,
     EventCancelled,
     EventFull,
     EventNotFound,

@@ -10,12 +10,14 @@ from typing import Any
 from django.db.models import Exists, Func, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
+from core.errors import AuthRequired
+from core.visitors import Visitor
+
 from .choices import ACTIVE_WAITLIST, RegistrationStatus
-from .errors import AuthRequired, EventNotFound
+from .errors import EventNotFound
 from .models import Event, Registration, SavedEvent, VisitorState, WaitlistEntry, count_rows
 from .policies import VisitorFacts
 from .statements import StatementCache
-from .visitors import Visitor
 
 QUERY_MAX_LENGTH = 100
 DEFAULT_PAGE_SIZE = 10

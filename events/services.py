@@ -16,12 +16,14 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 
+from core.errors import AuthRequired, PermissionDenied
+from core.visitors import Visitor
+
 from . import outbox, policies, tasks
 from .choices import ACTIVE_WAITLIST, EventStatus, NotificationKind, RegistrationStatus, WaitlistStatus
-from .errors import AuthRequired, EventNotFound, PermissionDenied, RegistrationNotFound
+from .errors import EventNotFound, RegistrationNotFound
 from .models import Event, Registration, SavedEvent, VisitorState, WaitlistEntry, count_rows
 from .selectors import WaitlistPlace, saved_owner, state_version, waitlist_place
-from .visitors import Visitor
 
 
 @dataclass(frozen=True)

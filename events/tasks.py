@@ -11,8 +11,9 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.tasks import Task, task
-from django.utils import timezone
+from django.tasks import task
+
+from core.tasks import keep_one_queued
 
 
 @task()
@@ -53,18 +54,3 @@ def sweep_waitlists() -> int:
 def schedule_sweep(*, after: timedelta = timedelta(0)) -> None:
     """Make sure one sweep is queued (called after `migrate` and by each sweep for the next one)."""
     keep_one_queued(sweep_waitlists, after=after)
-
-
-def keep_one_queued(periodic: Task, *, after: timedelta = timedelta(0)) -> None:
-    """Queue a run of the argument-less task `periodic` in `after`, unless one is queued already.
-
-    The task framework has no schedule: a periodic task queues its own next run, and `migrate` (every
-    deploy) queues a first one should the chain ever break. Checking first keeps it to one chain
-    however often `migrate` runs.
-    """
-    from django.tasks import TaskResultStatus
-    from django_tasks_db.models import DBTaskResult
-
-    queued = DBTaskResult.objects.filter(task_path=periodic.module_path, status=TaskResultStatus.READY)
-    if not queued.exists():
-        periodic.using(run_after=timezone.now() + after).enqueue()

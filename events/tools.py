@@ -1,8 +1,9 @@
 """The site's WebMCP tools (layer 3), declared once for every route that offers them.
 
 Each tool is an action row (`events.actions`): its name, input serializer (so the schema and the
-server's validation cannot drift) and whether the person confirms it come from the row. Descriptions are literal text written here; no event data ever reaches them. Which tools
-a page offers follows the visitor's state (`webmcp_state`, put in the context by the page view).
+server's validation cannot drift) and whether the person confirms it come from the row. Descriptions
+are literal text written here; no event data ever reaches them. Which tools a page offers follows the
+visitor's state (`webmcp_state`, put in the context by the page view).
 
 Each tool calls the page route a person's form posts to (or, for a read that changes nothing on the
 page, the API), so one call is one request, one use-case call and one Activity row, and the page the

@@ -26,6 +26,8 @@ from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
+from core.errors import AuthRequired, DomainError, InvalidInput
+from core.visitors import Mode, Visitor, client_mode, visitor_from_request
 from webmcp.responses import (
     MalformedToolInput,
     calling_page,
@@ -38,12 +40,10 @@ from webmcp.templatetags.webmcp import PAGE_ROUTE
 
 from . import ics, jsonld, policies, selectors
 from .actions import ACTIONS, Caller, Performed, perform
-from .choices import Mode
-from .errors import AuthRequired, DomainError, EventNotFound, InvalidInput, RegistrationNotFound
+from .errors import EventNotFound, RegistrationNotFound
 from .forms import PAGE_PARAM, EventSearchForm
 from .models import Registration
 from .tools import detail_state
-from .visitors import Visitor, client_mode, visitor_from_request
 
 if TYPE_CHECKING:
     from django_htmx.middleware import HtmxDetails

@@ -15,8 +15,9 @@ from typing import Any
 from django.db.models import Count, Max, Sum
 from django.utils import timezone
 
-from events import errors
-from events.choices import Mode
+from core.errors import DomainError
+from core.visitors import Mode
+from events import errors as domain_errors
 from events.models import ActivityCount
 
 from .models import EvalResult
@@ -116,7 +117,8 @@ class Usage:
 def refusal_reasons() -> list[str]:
     """Every reason a use case refuses with (the Activity outcome of a refused call)."""
     found: set[str] = set()
-    stack: list[type[errors.DomainError]] = [errors.DomainError]
+    assert issubclass(domain_errors.EventFull, DomainError)  # the domain's refusals are loaded
+    stack: list[type[DomainError]] = [DomainError]
     while stack:
         cls = stack.pop()
         found.add(cls.reason)

@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
-from config.health import revision
+from core.revision import revision
 from webmcp.registry import registry
 
 from . import charts, figures, matrix

@@ -10,11 +10,11 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from core.visitors import Visitor
 from events import actions
 from events.admin import CSV_HEADER
 from events.choices import EventStatus, NotificationStatus, RegistrationStatus, WaitlistStatus
 from events.models import Activity, Event, Notification, Registration, VisitorState, WaitlistEntry
-from events.visitors import Visitor
 from tests.factories import ActivityFactory, EventFactory, RegistrationFactory, SavedEventFactory, UserFactory
 from tests.tasks import run_tasks
 

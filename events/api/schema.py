@@ -86,7 +86,7 @@ def responses(success_serializer, *error_codes: int, success: tuple[int, ...] = 
 class CsrfSessionScheme(SessionScheme):
     """Documents our CSRF-checking session authentication as cookie auth."""
 
-    target_class = "events.api.authentication.CsrfSessionAuthentication"
+    target_class = "core.authentication.CsrfSessionAuthentication"
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):

@@ -9,14 +9,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.inputs import validated_input
+from core.visitors import Mode, Visitor, client_mode, visitor_from_request
 from events import selectors
 from events.actions import ACTIONS, Caller, perform
-from events.choices import Mode
-from events.visitors import Visitor, client_mode, visitor_from_request
-
-from . import schema
-from .inputs import validated_input
-from .serializers import (
+from events.contract import (
     CancelOutput,
     EventDetailsOutput,
     EventSearchPageInput,
@@ -31,6 +28,8 @@ from .serializers import (
     WaitlistListOutput,
     WaitlistOutput,
 )
+
+from . import schema
 
 
 def _read_context(visitor: Visitor) -> dict[str, int]:

@@ -1,5 +1,5 @@
 """Expired sessions are deleted by the task worker every SESSION_SWEEP_HOURS (accounts/tasks.py), and
-`migrate` keeps exactly one run of each periodic task queued (events.tasks.keep_one_queued)."""
+`migrate` keeps exactly one run of each periodic task queued (core.tasks.keep_one_queued)."""
 
 from __future__ import annotations
 

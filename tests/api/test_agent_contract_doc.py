@@ -8,22 +8,27 @@ from pathlib import Path
 
 from django.conf import settings
 
+from core import errors as site_errors
+from core import exceptions
 from events import errors
-from events.api import exceptions
 from webmcp.registry import error_reasons
 
 DOC = Path(settings.BASE_DIR) / "docs" / "agent-contract.md"
 
 
-def _error_classes() -> list[type[errors.DomainError]]:
-    found, todo = [], [errors.DomainError]
+def _error_classes() -> list[type[site_errors.DomainError]]:
+    found, todo = [], [site_errors.DomainError]
     while todo:
         cls = todo.pop()
         found.append(cls)
         todo.extend(cls.__subclasses__())
-    ours = [cls for cls in found if cls.__module__ in (errors.__name__, exceptions.__name__)]
+    ours = [
+        cls for cls in found if cls.__module__ in (errors.__name__, site_errors.__name__, exceptions.__name__)
+    ]
     # A grouping class such as Conflict names a code but no reason of its own; it is never raised.
-    return [cls for cls in ours if cls.reason != errors.DomainError.reason or cls.code == "INTERNAL_ERROR"]
+    return [
+        cls for cls in ours if cls.reason != site_errors.DomainError.reason or cls.code == "INTERNAL_ERROR"
+    ]
 
 
 def _table_rows() -> dict[str, str]:

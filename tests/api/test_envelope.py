@@ -7,12 +7,14 @@ from django.http import Http404
 from django.test import Client
 from rest_framework import exceptions as drf
 
-from events import errors, selectors
-from events.api import exceptions as api_exceptions
-from events.api.envelope import current_state_version, error_envelope
+from core import errors
+from core import exceptions as api_exceptions
+from core.envelope import current_state_version, error_envelope
+from core.visitors import Visitor
+from events import selectors
+from events.errors import EventFull
 from events.models import Activity, Registration, SavedEvent
 from events.services import bump_state_version
-from events.visitors import Visitor
 from tests.api.conftest import ApiClient, assert_envelope
 from tests.api.urls_failing import RaisingApi
 from tests.factories import EventFactory, UserFactory
@@ -157,8 +159,9 @@ def _domain_errors() -> list[type[errors.DomainError]]:
         cls = todo.pop()
         found.append(cls)
         todo.extend(cls.__subclasses__())
-    assert api_exceptions.InternalError in found  # the API's own errors are included
-    return sorted((cls for cls in found if cls.__module__.startswith("events.")), key=lambda c: c.__name__)
+    assert api_exceptions.InternalError in found and EventFull in found  # the site's and the domain's
+    ours = (cls for cls in found if cls.__module__.startswith(("events.", "core.")))
+    return sorted(ours, key=lambda c: c.__name__)
 
 
 def _instance(cls: type[errors.DomainError]) -> errors.DomainError:
@@ -214,9 +217,9 @@ def test_unknown_api_route_envelope_carries_the_state_version(user):
 
 
 def test_error_envelope_always_has_the_key_and_keeps_its_signature():
-    assert error_envelope(errors.EventFull())["stateVersion"] is None
-    assert error_envelope(errors.EventFull(), state_version=None)["stateVersion"] is None
-    assert error_envelope(errors.EventFull(), state_version=4)["stateVersion"] == 4
+    assert error_envelope(EventFull())["stateVersion"] is None
+    assert error_envelope(EventFull(), state_version=None)["stateVersion"] is None
+    assert error_envelope(EventFull(), state_version=4)["stateVersion"] == 4
     body = error_envelope(errors.InvalidInput(extra={"fields": {"a": ["b"]}}), state_version=5)
     assert body["fields"] == {"a": ["b"]} and body["stateVersion"] == 5
 

@@ -9,9 +9,9 @@ import pytest
 from django.utils import timezone
 from rest_framework import serializers
 
+from core.visitors import Visitor
 from events import selectors
-from events.api.serializers import EventSummarySerializer, SearchOutput
-from events.visitors import Visitor
+from events.contract import EventSummarySerializer, SearchOutput
 from tests.factories import EventFactory
 
 pytestmark = pytest.mark.django_db

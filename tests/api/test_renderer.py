@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy
 from rest_framework.renderers import JSONRenderer
 from rest_framework.utils.serializer_helpers import ReturnDict
 
-from events.api.renderers import OrjsonRenderer
+from core.renderers import OrjsonRenderer
 
 SAMPLES = {
     "search answer": {

@@ -5,10 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from core.visitors import Mode, Visitor
 from events import actions
-from events.choices import Mode
 from events.models import Activity
-from events.visitors import Visitor
 from tests.api.conftest import assert_envelope
 from tests.factories import EventFactory
 

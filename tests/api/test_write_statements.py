@@ -14,8 +14,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from accounts.models import Scope
 from accounts.tokens import create_access_token
+from core.scopes import Scope
 from events.models import Event
 from tests.factories import (
     EventFactory,

@@ -6,9 +6,9 @@ import json
 import pytest
 from django.core.management import call_command
 
+from core.visitors import Visitor
 from events import actions
 from events.choices import RegistrationStatus
-from events.visitors import Visitor
 from harness.tools import manifest, wait_for_tools
 from tests.factories import EventFactory, RegistrationFactory
 from webmcp.registry import Binding, registry

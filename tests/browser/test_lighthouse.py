@@ -203,7 +203,7 @@ def test_lighthouse_accessibility_of_the_readiness_dashboard(server, orm, tmp_pa
     server's own connection; `orm` writes them for real (the package's server flushes at the end)."""
     from django.test import Client
 
-    from config.health import revision
+    from core.revision import revision
     from readiness.reports import import_report
     from tests.factories import ActivityFactory, UserFactory
     from tests.readiness.test_dashboard import report

@@ -11,7 +11,7 @@ from tests.readiness.test_dashboard import report
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_the_dashboard_draws_its_charts_without_console_errors(browser, server, orm, width):
-    from config.health import revision
+    from core.revision import revision
 
     organiser = UserFactory(username=f"organiser-{width}", is_staff=True, is_superuser=True)
     for mode in ("ui", "agent", "mcp"):

@@ -2,7 +2,7 @@
 
 from urllib.parse import parse_qs, urlparse
 
-from events.api.serializers import EventSearchInput
+from events.contract import EventSearchInput
 from harness.tools import visible_event_ids, wait_for_tools
 from webmcp.registry import registry
 

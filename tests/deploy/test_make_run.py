@@ -77,7 +77,7 @@ def test_make_run_serves_the_site_with_a_worker_and_ctrl_c_stops_both(tmp_path: 
 
         # A registration made on this site queues its confirmation; make run's worker sends it.
         register = (
-            "from events import actions; from events.visitors import Visitor; "
+            "from events import actions; from core.visitors import Visitor; "
             "from django.contrib.auth.models import User; from events.models import Event; "
             "event = Event.objects.published().upcoming().filter(capacity__isnull=True).first(); "
             "actions.call('register_event', visitor=Visitor(user=User.objects.get(username='demo')), "

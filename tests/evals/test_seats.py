@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
+from core.visitors import Visitor
 from evals.seats import EVAL_ACCOUNT_PREFIX, SeatError, free_seat, main, reset_seats, seats
 from events import actions
 from events.choices import RegistrationStatus, WaitlistStatus
 from events.models import Activity, Registration, WaitlistEntry
-from events.visitors import Visitor
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

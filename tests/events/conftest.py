@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from core.visitors import Visitor
 from events.models import Activity
 from events.selectors import state_version
-from events.visitors import Visitor
 
 MODES = ["ui", "agent", "api"]
 

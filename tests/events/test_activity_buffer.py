@@ -13,10 +13,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from core.errors import AuthRequired
+from core.visitors import Visitor
 from events import actions, activity
-from events.errors import AuthRequired
 from events.models import Activity, ActivityCount
-from events.visitors import Visitor
 from tests.factories import EventFactory
 from tests.tasks import start_gunicorn
 

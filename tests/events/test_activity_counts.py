@@ -18,10 +18,10 @@ from django.db.models import Count
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from core.errors import AuthRequired
+from core.visitors import Visitor
 from events import actions, activity
-from events.errors import AuthRequired
 from events.models import Activity, ActivityCount
-from events.visitors import Visitor
 from tests.factories import EventFactory
 
 pytestmark = pytest.mark.django_db

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from core.errors import PermissionDenied
+from core.visitors import Mode, Visitor
 from events import actions, services
-from events.choices import EventStatus, Mode, RegistrationStatus
-from events.errors import EventNotFound, PermissionDenied
+from events.choices import EventStatus, RegistrationStatus
+from events.errors import EventNotFound
 from events.models import Activity, Registration
-from events.visitors import Visitor
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 from tests.tasks import run_tasks
 

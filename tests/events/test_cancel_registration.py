@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from core.errors import AuthRequired, DomainError
 from events import actions
 from events.choices import RegistrationStatus
-from events.errors import AuthRequired, DomainError, EventNotFound, RegistrationClosed, RegistrationNotFound
+from events.errors import EventNotFound, RegistrationClosed, RegistrationNotFound
 from events.models import Activity, Registration
 from events.services import cancel_registration
 from tests.factories import EventFactory, RegistrationFactory

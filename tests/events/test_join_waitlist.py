@@ -7,11 +7,12 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from core.errors import AuthRequired
+from core.visitors import Visitor
 from events import actions
 from events.choices import WaitlistStatus
 from events.errors import (
     AlreadyRegistered,
-    AuthRequired,
     EventCancelled,
     EventNotFound,
     RegistrationClosed,
@@ -19,7 +20,6 @@ from events.errors import (
     WaitlistClosed,
 )
 from events.models import WaitlistEntry
-from events.visitors import Visitor
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 
 from .conftest import activity, version

@@ -7,9 +7,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from core.errors import AuthRequired
 from events import actions
 from events.choices import RegistrationStatus
-from events.errors import AuthRequired
 from events.models import Registration
 from events.selectors import list_registrations
 from tests.factories import EventFactory, RegistrationFactory

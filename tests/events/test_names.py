@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from core.visitors import Visitor
 from events import actions
 from events.actions import ACTIONS
 from events.models import Activity
-from events.visitors import Visitor
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 from webmcp.registry import registry
 from webmcp.routing import url_parameter_sets

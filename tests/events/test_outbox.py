@@ -14,11 +14,11 @@ from django.core import mail
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from core.visitors import Visitor
 from events import actions, outbox
 from events.choices import NotificationKind, NotificationStatus
 from events.emails import build_message
 from events.models import Notification
-from events.visitors import Visitor
 from tests.factories import EventFactory, UserFactory
 from tests.tasks import run_tasks
 

@@ -9,10 +9,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from core.errors import AuthRequired
 from events.choices import EventStatus
 from events.errors import (
     AlreadyRegistered,
-    AuthRequired,
     EventCancelled,
     EventFull,
     EventNotFound,

@@ -12,11 +12,11 @@ import pytest
 from django.core import mail
 from django.utils import timezone
 
+from core.visitors import Visitor
 from events import actions, selectors, services
 from events.choices import NotificationKind, RegistrationStatus, WaitlistStatus
 from events.errors import EventFull
 from events.models import Event, Notification, Registration, WaitlistEntry
-from events.visitors import Visitor
 from tests.factories import EventFactory, UserFactory
 from tests.tasks import run_tasks
 

@@ -8,19 +8,13 @@ from django.db import transaction
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from core.errors import AuthRequired, DomainError
+from core.visitors import Visitor
 from events import actions
 from events.choices import NotificationKind, NotificationStatus, RegistrationStatus
-from events.errors import (
-    AuthRequired,
-    DomainError,
-    EventCancelled,
-    EventFull,
-    EventNotFound,
-    RegistrationClosed,
-)
+from events.errors import EventCancelled, EventFull, EventNotFound, RegistrationClosed
 from events.models import Activity, Notification, Registration
 from events.services import register_event
-from events.visitors import Visitor
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 from tests.tasks import run_tasks
 

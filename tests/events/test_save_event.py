@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from core.errors import AuthRequired, DomainError
 from events import actions
-from events.errors import AuthRequired, DomainError, EventCancelled, EventNotFound
+from events.errors import EventCancelled, EventNotFound
 from events.models import Activity, SavedEvent
 from events.services import save_event
 from tests.factories import EventFactory, SavedEventFactory

@@ -12,10 +12,10 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.visitors import Visitor
 from events.models import Event
 from events.selectors import MAX_CACHED_OFFSET, SUMMARY_PAGE, _summary_page, search_events
 from events.statements import StatementCache, StatementMismatch, compile_shape
-from events.visitors import Visitor
 from tests.factories import EventFactory, SavedEventFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
 
+from core.visitors import SESSION_TOKEN_KEY
 from events.models import SavedEvent
-from events.visitors import SESSION_TOKEN_KEY
 from tests.factories import EventFactory, SavedEventFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -7,10 +7,9 @@ import pytest
 from django.core import mail
 from icalendar import Calendar
 
+from core.visitors import Mode, Visitor
 from events import actions
-from events.choices import Mode
 from events.models import Notification
-from events.visitors import Visitor
 from tests.factories import UserFactory
 from tests.tasks import run_tasks
 

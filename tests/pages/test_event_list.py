@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from events.api.serializers import EventSearchInput
 from events.choices import Level, Location
+from events.contract import EventSearchInput
 from events.models import Activity
 from tests.factories import EventFactory, SavedEventFactory
 

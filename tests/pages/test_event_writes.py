@@ -10,9 +10,9 @@ import pytest
 from django.core import mail
 from django.test import Client
 
+from core.visitors import SESSION_TOKEN_KEY
 from events.choices import RegistrationStatus
 from events.models import Activity, Registration, SavedEvent
-from events.visitors import SESSION_TOKEN_KEY
 from tests.factories import EventFactory, RegistrationFactory
 from tests.tasks import run_tasks
 

@@ -10,10 +10,10 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
+from core.visitors import Visitor
 from events import actions
 from events.choices import WaitlistStatus
 from events.models import WaitlistEntry
-from events.visitors import Visitor
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 
 from .conftest import EN, HTMX, manifest_tools

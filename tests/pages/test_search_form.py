@@ -7,7 +7,7 @@ from django import forms
 from django.http import QueryDict
 from rest_framework import serializers
 
-from events.api.serializers import EventSearchInput
+from events.contract import EventSearchInput
 from events.forms import EventSearchForm
 
 

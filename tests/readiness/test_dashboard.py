@@ -11,7 +11,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from config.health import revision
+from core.revision import revision
 from readiness.reports import import_report
 from tests.factories import ActivityFactory, EventFactory, UserFactory
 

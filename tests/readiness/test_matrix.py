@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone, translation
 
+from core.visitors import Visitor
 from events import actions
-from events.visitors import Visitor
 from readiness.matrix import page_kinds
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 from tests.pages.conftest import manifest_in

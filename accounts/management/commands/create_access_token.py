@@ -6,8 +6,8 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from accounts.models import Scope
 from accounts.tokens import MAX_DAYS, TokenRefused, create_access_token
+from core.scopes import Scope
 
 
 class Command(BaseCommand):

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, time, timedelta
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 
-from config.health import revision
+from core.revision import revision
 from events.activity import recount
 from events.models import Activity
 from readiness.models import EvalRun

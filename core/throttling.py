@@ -7,7 +7,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from rest_framework.throttling import ScopedRateThrottle
 
-from events.errors import RateLimited
+from .errors import RateLimited
 
 #: The scope of every write, on the API (a view's `throttle_scope`) and through a tool call.
 WRITES = "writes"

@@ -8,9 +8,9 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import csrf, defaults
 
-from events import errors
 from webmcp.responses import tool_call
 
+from . import errors
 from .envelope import current_state_version, error_envelope
 from .exceptions import InternalError
 
@@ -24,9 +24,7 @@ def wants_envelope(request: HttpRequest) -> bool:
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if wants_envelope(request):
-        body = error_envelope(
-            errors.EventNotFound("Not found."), state_version=current_state_version(request)
-        )
+        body = error_envelope(errors.NotFound("Not found."), state_version=current_state_version(request))
         return JsonResponse(body, status=404)
     return defaults.page_not_found(request, exception)
 

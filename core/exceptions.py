@@ -16,8 +16,7 @@ from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
 
-from events import errors
-
+from . import errors
 from .envelope import current_state_version, error_envelope, error_headers
 from .throttling import retry_after
 
@@ -84,7 +83,7 @@ def to_domain_error(exc: Exception) -> errors.DomainError:
     if isinstance(exc, exceptions.NotAcceptable):
         return NotAcceptable()
     if isinstance(exc, Http404 | exceptions.NotFound):
-        return errors.EventNotFound("Not found.")
+        return errors.NotFound("Not found.")
     if isinstance(exc, exceptions.PermissionDenied | DjangoPermissionDenied):
         return errors.PermissionDenied()
     if isinstance(exc, DatabaseError | InterfaceError):  # a closed connection is no DatabaseError

@@ -1,4 +1,4 @@
-"""Who is asking (layer 2 helper): the signed-in user, or an anonymous visitor's session token.
+"""Who is asking: the signed-in user, or an anonymous visitor's session token, and by which channel.
 
 Use cases take a `Visitor` rather than a request, so the pages, the API and the tool path give them
 the same thing and the rules never depend on where a call came from.
@@ -10,9 +10,21 @@ import secrets
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.db import models
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
-from .choices import Mode
+
+class Mode(models.TextChoices):
+    """Who made a request: a person on a page, an agent through a tool (in the browser, or headless over
+    MCP), a program on the API, or an organiser in the admin. The channel a call entered by."""
+
+    UI = "ui", _("Person on a page")
+    AGENT = "agent", _("Agent tool")
+    API = "api", _("API client")
+    ADMIN = "admin", _("Organiser in the admin")
+    MCP = "mcp", _("Agent over MCP")
+
 
 SESSION_TOKEN_KEY = "visitor_token"
 MODE_HEADER = "X-Client-Mode"

@@ -13,9 +13,9 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
-from events.api.envelope import error_envelope
-from events.api.errorpages import wants_envelope
-from events.errors import TemporaryFailure
+from .envelope import error_envelope
+from .errorpages import wants_envelope
+from .errors import TemporaryFailure
 
 logger = logging.getLogger(__name__)
 

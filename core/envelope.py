@@ -1,4 +1,4 @@
-"""The error envelope (docs/agent-contract.md), built in one place for the API and the tool path.
+"""The error envelope (docs/agent-contract.md), built in one place for every interface.
 
 Every envelope carries `stateVersion`: the visitor's current value when it can be read, `null` when it
 cannot (the database is down, or reading it failed). Building an error never raises a second one.
@@ -9,9 +9,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from events import selectors
-from events.errors import AuthRequired, DomainError, InsufficientScope, InvalidToken
-from events.visitors import visitor_from_request
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from .errors import AuthRequired, DomainError, InsufficientScope, InvalidToken
+from .visitors import Visitor, visitor_from_request
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +54,13 @@ def error_headers(error: DomainError) -> dict[str, str]:
     return headers
 
 
+def state_version_of(visitor: Visitor) -> int:
+    """The visitor's stateVersion, read by the function `settings.STATE_VERSION_READER` names (the app
+    that keeps the versions owns them; the envelope only carries them)."""
+    reader = import_string(settings.STATE_VERSION_READER)
+    return int(reader(visitor=visitor))
+
+
 def current_state_version(request: Any) -> int | None:
     """The requesting visitor's stateVersion for an envelope, or None when it cannot be read.
 
@@ -62,7 +71,7 @@ def current_state_version(request: Any) -> int | None:
     if request is None:
         return None
     try:
-        return selectors.state_version(visitor=visitor_from_request(request))
+        return state_version_of(visitor_from_request(request))
     except Exception:
         logger.warning("stateVersion could not be read for an error envelope", exc_info=True)
         return None

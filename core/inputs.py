@@ -11,7 +11,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from events.errors import InvalidInput, UnknownParameter
+from .errors import InvalidInput, UnknownParameter
 
 
 def _shown(key: str) -> str:

@@ -1,0 +1,42 @@
+"""What a personal access token may do: one scope per kind of call (docs/agent-contract.md), named
+once here. A request signed in by session is not limited by scopes (the use cases decide); an action
+checks its row's scope (`events.actions.perform`), and the API's plain reads check `TokenScope`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+
+from .errors import InsufficientScope
+
+
+class Scope(models.TextChoices):
+    """What a token may do; every signed-in person holds all three rights, so any of them may be given."""
+
+    EVENTS_READ = "events:read", _("Read events and my lists")
+    SAVED_WRITE = "saved:write", _("Save and unsave events")
+    REGISTRATIONS_WRITE = "registrations:write", _("Register, cancel and use waiting lists")
+
+
+READ = Scope.EVENTS_READ.value
+SAVED_WRITE = Scope.SAVED_WRITE.value
+REGISTRATIONS_WRITE = Scope.REGISTRATIONS_WRITE.value
+
+
+class TokenScope(BasePermission):
+    """The API's plain reads (the visitor's own lists) need `events:read`; nothing else is served by
+    a view with this permission (the actions check their own row's scope)."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        scopes = getattr(request.auth, "scopes", None)
+        if scopes is None:
+            return True
+        needed = READ if request.method in ("GET", "HEAD", "OPTIONS") else ""
+        if not needed or needed not in scopes:
+            raise InsufficientScope(extra={"scope": needed})
+        return True
