@@ -20,9 +20,9 @@ from django.utils.translation import ngettext
 
 from core.visitors import Mode, Visitor
 
-from . import outbox
 from .actions import ACTIONS, Caller, Performed, perform
 from .choices import NotificationStatus, RegistrationStatus
+from .mail import outbox
 from .models import Activity, Event, EventQuerySet, Notification, Registration, SavedEvent, WaitlistEntry
 
 if TYPE_CHECKING:

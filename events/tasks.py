@@ -8,28 +8,11 @@ when they run, because the use cases enqueue these tasks.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from django.conf import settings
 from django.tasks import task
 
 from core.tasks import keep_one_queued
-
-
-@task()
-def open_notification(key: str, fields: dict[str, Any]) -> str:
-    """Write an outbox e-mail's row and make its first attempt (queued by `events.outbox.notify`)."""
-    from .outbox import open_and_deliver
-
-    return open_and_deliver(key, fields)
-
-
-@task()
-def send_notification(notification_id: int) -> str:
-    """One more attempt at an outbox e-mail (a retry, or the admin's "send again"; see `events.outbox`)."""
-    from .outbox import deliver
-
-    return deliver(notification_id)
 
 
 @task()

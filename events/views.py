@@ -38,10 +38,11 @@ from webmcp.responses import (
 )
 from webmcp.templatetags.webmcp import PAGE_ROUTE
 
-from . import ics, jsonld, policies, selectors
+from . import jsonld, policies, selectors
 from .actions import ACTIONS, Caller, Performed, perform
 from .errors import EventNotFound, RegistrationNotFound
 from .forms import PAGE_PARAM, EventSearchForm
+from .mail import ics
 from .models import Registration
 from .tools import detail_state
 

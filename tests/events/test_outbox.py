@@ -1,4 +1,4 @@
-"""events.outbox in the test process: retries, the final failure, the in-flight lease, one mail per key.
+"""events.mail.outbox in the test process: retries, the final failure, the in-flight lease, one mail per key.
 
 The mail server is real SMTP when it matters: a port where nothing listens (connection refused), so the
 failure is the one production sees.
@@ -15,9 +15,10 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from core.visitors import Visitor
-from events import actions, outbox
+from events import actions
 from events.choices import NotificationKind, NotificationStatus
-from events.emails import build_message
+from events.mail import outbox
+from events.mail.messages import build_message
 from events.models import Notification
 from tests.factories import EventFactory, UserFactory
 from tests.tasks import run_tasks
@@ -42,7 +43,7 @@ def registered(person: Visitor) -> Notification:
     """A registration's confirmation after its first attempt (the worker writes the row then)."""
     event = EventFactory()
     actions.call("register_event", visitor=person, channel="api", event_id=event.public_id)
-    [first] = DBTaskResult.objects.filter(task_path="events.tasks.open_notification")
+    [first] = DBTaskResult.objects.filter(task_path="events.mail.tasks.open_notification")
     key, fields = first.args_kwargs["args"]
     outbox.open_and_deliver(key, fields)
     DBTaskResult.objects.filter(pk=first.pk).delete()  # done by hand here, as the worker would
@@ -66,7 +67,7 @@ def test_a_failed_attempt_queues_the_next_one_after_its_delay(person, settings, 
     run_tasks()  # nothing is due
     notification.refresh_from_db()
     assert (notification.status, notification.attempts) == (NotificationStatus.PENDING, 1)
-    [retry] = DBTaskResult.objects.filter(task_path="events.tasks.send_notification", status="READY")
+    [retry] = DBTaskResult.objects.filter(task_path="events.mail.tasks.send_notification", status="READY")
     assert retry.args_kwargs["args"] == [notification.pk]
     assert before + timedelta(seconds=59) < retry.run_after < timezone.now() + timedelta(seconds=61)
 
@@ -91,10 +92,12 @@ def test_an_attempt_in_flight_is_waited_for_then_taken_over(person, settings):
     Notification.objects.filter(pk=notification.pk).update(
         status=NotificationStatus.SENDING, attempts=1, claimed_at=claimed, sent_at=None
     )
-    DBTaskResult.objects.filter(task_path="events.tasks.send_notification").delete()  # its retry
+    DBTaskResult.objects.filter(task_path="events.mail.tasks.send_notification").delete()  # its retry
     assert outbox.deliver(notification.pk) == "nothing to do"
     assert mail.outbox == []
-    [later] = DBTaskResult.objects.filter(task_path="events.tasks.send_notification", status="READY").exclude(
+    [later] = DBTaskResult.objects.filter(
+        task_path="events.mail.tasks.send_notification", status="READY"
+    ).exclude(
         run_after__year=9999  # what the backend stores for "now"
     )
     assert later.run_after == claimed + timedelta(seconds=120)
@@ -121,7 +124,7 @@ def test_no_notification_for_an_account_without_an_address():
     assert not outbox.notify(
         NotificationKind.WAITLIST_OFFER, user=UserFactory(email=""), event=EventFactory(), cause="entry-1"
     )
-    assert not DBTaskResult.objects.filter(task_path="events.tasks.open_notification").exists()
+    assert not DBTaskResult.objects.filter(task_path="events.mail.tasks.open_notification").exists()
 
 
 @pytest.mark.django_db(transaction=True)  # the foreign keys are checked at commit, as in the worker

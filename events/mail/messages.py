@@ -19,9 +19,9 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
 
+from ..choices import NotificationKind
+from ..models import Notification
 from . import ics
-from .choices import NotificationKind
-from .models import Notification
 
 
 def site_url(path: str, *, base_url: str = "") -> str:

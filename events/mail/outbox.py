@@ -27,9 +27,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 
-from . import emails, tasks
-from .choices import NotificationKind, NotificationStatus
-from .models import Event, Notification, Registration, WaitlistEntry
+from ..choices import NotificationKind, NotificationStatus
+from ..models import Event, Notification, Registration, WaitlistEntry
+from . import messages, tasks
 
 logger = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ def deliver(notification_id: int) -> str:
     if attempt is None:
         return "nothing to do"
     try:
-        emails.build_message(attempt).send()
+        messages.build_message(attempt).send()
     except Exception as error:  # any failure of the mail server or the network: try again later
         logger.warning("Sending notification %s failed (attempt %s): %s", attempt.pk, attempt.attempts, error)
         return _record_failure(attempt, error)

@@ -15,7 +15,7 @@ from django.utils import timezone
 from icalendar import Calendar
 from icalendar import Event as CalendarEvent
 
-from .models import Event
+from ..models import Event
 
 PRODID = "-//AgentReady Events//agentready-events//EN"
 UID_DOMAIN = "agentready-events"

@@ -1,0 +1,45 @@
+"""Write use cases (layer 2), one module per subject. Each runs in one transaction and is idempotent;
+its call's Activity row is written by `events.actions.perform`, which every interface goes through.
+
+Refusals are typed errors (`events.errors`, `core.errors`); `stateVersion` rises exactly once per real
+change and never on a no-op. The use cases are named here, as the one place callers find them.
+"""
+
+from .common import bump_state_version
+from .organiser import (
+    EventStatusResult,
+    OfferResult,
+    cancel_attendee_registration,
+    cancel_event,
+    offer_free_seats,
+    publish_event,
+    unpublish_event,
+)
+from .registrations import CancelResult, RegistrationResult, cancel_registration, register_event
+from .saves import SaveResult, UnsaveResult, merge_saved_events, save_event, unsave_event
+from .waitlist import LeaveWaitlistResult, WaitlistResult, join_waitlist, leave_waitlist, process_waitlists
+
+__all__ = [
+    "CancelResult",
+    "EventStatusResult",
+    "LeaveWaitlistResult",
+    "OfferResult",
+    "RegistrationResult",
+    "SaveResult",
+    "UnsaveResult",
+    "WaitlistResult",
+    "bump_state_version",
+    "cancel_attendee_registration",
+    "cancel_event",
+    "cancel_registration",
+    "join_waitlist",
+    "leave_waitlist",
+    "merge_saved_events",
+    "offer_free_seats",
+    "process_waitlists",
+    "publish_event",
+    "register_event",
+    "save_event",
+    "unpublish_event",
+    "unsave_event",
+]

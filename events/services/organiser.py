@@ -1,0 +1,166 @@
+"""The organisers' actions (the admin): publish, unpublish and cancel events, cancel a person's
+registration, offer the seats a change freed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from core.errors import PermissionDenied
+from core.visitors import Visitor
+
+from .. import policies
+from ..choices import ACTIVE_WAITLIST, EventStatus, NotificationKind, RegistrationStatus, WaitlistStatus
+from ..errors import EventNotFound, RegistrationNotFound
+from ..mail import outbox
+from ..models import Event, Registration, WaitlistEntry
+from ..selectors import state_version
+from .common import bump_state_version, visitor_facts
+from .ledger import anyone_waiting, process_queue
+from .registrations import CancelResult
+
+
+@transaction.atomic
+def cancel_attendee_registration(*, visitor: Visitor, registration_id: int) -> CancelResult:
+    """An organiser cancels a person's registration (the admin): as when the person cancels, under the
+    event's row lock, the freed seat goes to the first person waiting, and the holder's stateVersion
+    rises. Cancelling a cancelled one changes nothing. Only an organiser (who may change registrations)
+    may; the rule of when a registration can be cancelled is the person's too (`policies.may_cancel`)."""
+    if visitor.user is None or not visitor.user.has_perm("events.change_registration"):
+        raise PermissionDenied()
+    event_pk = Registration.objects.filter(pk=registration_id).values_list("event_id", flat=True).first()
+    if event_pk is None:
+        raise RegistrationNotFound("No registration has this id.")
+    event = Event.objects.select_for_update().get(pk=event_pk)
+    registration = (
+        Registration.objects.select_related("user")
+        .annotate(anyone_waiting=anyone_waiting("event"))
+        .get(pk=registration_id)
+    )
+    registration.event = event
+    holder = Visitor(user=registration.user)
+    if not registration.is_active:
+        return CancelResult(
+            registration=registration, already_cancelled=True, state_version=state_version(visitor=holder)
+        )
+    now = timezone.now()
+    policies.may_cancel(
+        policies.EventFacts.of(event), visitor_facts(holder, registered=True), now=now
+    ).enforce()
+    registration.status = RegistrationStatus.CANCELLED
+    registration.save(update_fields=["status", "updated_at"])
+    if registration.anyone_waiting:
+        process_queue(event, now=now)
+    return CancelResult(
+        registration=registration, already_cancelled=False, state_version=bump_state_version(visitor=holder)
+    )
+
+
+@dataclass(frozen=True)
+class EventStatusResult:
+    event: Event
+    changed: bool  # False: the event already had that status (a no-op, recorded as UNCHANGED)
+    cancelled_registrations: int = 0
+    closed_waitlist_entries: int = 0
+
+    @property
+    def outcome(self) -> str:
+        return "OK" if self.changed else "UNCHANGED"
+
+
+@transaction.atomic
+def publish_event(*, visitor: Visitor, event_id: str) -> EventStatusResult:
+    """An organiser publishes a draft (or cancelled) event: it becomes public and open."""
+    return _set_status(visitor, event_id, EventStatus.PUBLISHED)
+
+
+@transaction.atomic
+def unpublish_event(*, visitor: Visitor, event_id: str) -> EventStatusResult:
+    """An organiser takes an event back to draft: it leaves the catalogue; registrations are kept."""
+    return _set_status(visitor, event_id, EventStatus.DRAFT)
+
+
+@transaction.atomic
+def cancel_event(*, visitor: Visitor, event_id: str) -> EventStatusResult:
+    """An organiser cancels an event: every confirmed registration and every waiting-list entry ends
+    with it, each person's stateVersion rises, and each is told by e-mail. The event stays visible,
+    saying so."""
+    result = _set_status(visitor, event_id, EventStatus.CANCELLED)
+    if not result.changed:
+        return result
+    event, now = result.event, timezone.now()
+    registrations = list(
+        Registration.objects.select_related("user").filter(event=event, status=RegistrationStatus.CONFIRMED)
+    )
+    entries = list(
+        WaitlistEntry.objects.select_related("user").filter(event=event, status__in=ACTIVE_WAITLIST)
+    )
+    Registration.objects.filter(pk__in=[r.pk for r in registrations]).update(
+        status=RegistrationStatus.CANCELLED, updated_at=now
+    )
+    WaitlistEntry.objects.filter(pk__in=[e.pk for e in entries]).update(
+        status=WaitlistStatus.CLOSED, ended_at=now
+    )
+    cause = f"event-{event.pk}-cancelled-{now.isoformat()}"
+    for registration in registrations:
+        registration.status = RegistrationStatus.CANCELLED
+        bump_state_version(visitor=Visitor(user=registration.user))
+        outbox.notify(
+            NotificationKind.EVENT_CANCELLED,
+            user=registration.user,
+            event=event,
+            cause=cause,
+            registration=registration,
+        )
+    for entry in entries:
+        bump_state_version(visitor=Visitor(user=entry.user))
+        outbox.notify(
+            NotificationKind.EVENT_CANCELLED, user=entry.user, event=event, cause=cause, entry=entry
+        )
+    return EventStatusResult(
+        event=event,
+        changed=True,
+        cancelled_registrations=len(registrations),
+        closed_waitlist_entries=len(entries),
+    )
+
+
+def _set_status(visitor: Visitor, event_id: str, status: str) -> EventStatusResult:
+    """Lock the event and give it `status`; only an organiser (who may change events) may."""
+    if visitor.user is None or not visitor.user.has_perm("events.change_event"):
+        raise PermissionDenied()
+    event = Event.objects.select_for_update().filter(public_id=event_id).first()
+    if event is None:
+        raise EventNotFound()
+    if event.status == status:
+        return EventStatusResult(event=event, changed=False)
+    event.status = status
+    event.save(update_fields=["status", "updated_at"])
+    if status == EventStatus.PUBLISHED:
+        process_queue(event, now=timezone.now())
+    return EventStatusResult(event=event, changed=True)
+
+
+@dataclass(frozen=True)
+class OfferResult:
+    event: Event
+    offered: int  # seats offered to the waiting list by this call
+
+    @property
+    def outcome(self) -> str:
+        return "OK" if self.offered else "UNCHANGED"
+
+
+@transaction.atomic
+def offer_free_seats(*, visitor: Visitor, event_id: str) -> OfferResult:
+    """An organiser changed the event (more seats, longer offers): under its row lock, expired offers
+    end and every free seat goes to the next people waiting, each told by e-mail. Only an organiser
+    (who may change events) may; an event nobody waits for changes nothing."""
+    if visitor.user is None or not visitor.user.has_perm("events.change_event"):
+        raise PermissionDenied()
+    event = Event.objects.select_for_update().filter(public_id=event_id).first()
+    if event is None:
+        raise EventNotFound()
+    return OfferResult(event=event, offered=len(process_queue(event, now=timezone.now())))

@@ -1,0 +1,118 @@
+"""The waiting list: joining, leaving (declining an offer), and the site's own sweep of due offers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from core.errors import AuthRequired
+from core.visitors import Visitor
+
+from .. import policies
+from ..choices import ACTIVE_WAITLIST, WaitlistStatus
+from ..models import Event, WaitlistEntry
+from ..selectors import WaitlistPlace, state_version, waitlist_place
+from .common import bump_state_version, public_event, visitor_facts
+from .ledger import active_entry, end_entry, process_queue, settled_seat_state
+
+
+@dataclass(frozen=True)
+class WaitlistResult:
+    event: Event
+    place: WaitlistPlace | None  # None once the person is no longer on the list
+    already_waiting: bool
+    state_version: int
+
+    @property
+    def outcome(self) -> str:
+        return "ALREADY_WAITING" if self.already_waiting else "OK"
+
+
+@dataclass(frozen=True)
+class LeaveWaitlistResult:
+    event: Event
+    was_waiting: bool
+    declined_offer: bool
+    state_version: int
+
+    @property
+    def outcome(self) -> str:
+        return "OK" if self.was_waiting else "NOT_WAITING"
+
+
+@transaction.atomic
+def join_waitlist(*, visitor: Visitor, event_id: str) -> WaitlistResult:
+    """Put the signed-in visitor at the back of a full event's waiting list; joining again changes
+    nothing and answers their place (and offer, if a seat is held for them)."""
+    if visitor.user is None:
+        raise AuthRequired("Sign in to join the waiting list.")
+    event = public_event(event_id, lock=True)
+    now = timezone.now()
+    seats = settled_seat_state(event, visitor, now=now)
+    waiting = seats.entry_id is not None
+    policies.may_join_waitlist(
+        seats.facts, visitor_facts(visitor, registered=seats.registration_active, waiting=waiting), now=now
+    ).enforce()
+    if seats.entry_id is not None:
+        entry = WaitlistEntry.objects.get(pk=seats.entry_id)
+        return WaitlistResult(
+            event=event,
+            place=waitlist_place(entry),
+            already_waiting=True,
+            state_version=state_version(visitor=visitor),
+        )
+    entry = WaitlistEntry.objects.create(event=event, user=visitor.user, joined_at=now)
+    return WaitlistResult(
+        event=event,
+        # Behind everyone who joined until now, read under the lock: `waitlist_place`'s count, not redone.
+        place=WaitlistPlace(entry=entry, position=seats.joined_by_now + 1),
+        already_waiting=False,
+        state_version=bump_state_version(visitor=visitor),
+    )
+
+
+@transaction.atomic
+def leave_waitlist(*, visitor: Visitor, event_id: str) -> LeaveWaitlistResult:
+    """Leave the waiting list; with an offer, decline it (the seat goes to the next person at once).
+    Leaving a list one is not on changes nothing and is not an error."""
+    if visitor.user is None:
+        raise AuthRequired()
+    event = public_event(event_id, lock=True)
+    now = timezone.now()
+    entry = active_entry(visitor, event)
+    if entry is None:
+        return LeaveWaitlistResult(
+            event=event, was_waiting=False, declined_offer=False, state_version=state_version(visitor=visitor)
+        )
+    declined = entry.has_offer
+    end_entry(entry, WaitlistStatus.DECLINED if declined else WaitlistStatus.LEFT, now=now)
+    version = bump_state_version(visitor=visitor)
+    if declined:
+        process_queue(event, now=now)
+    return LeaveWaitlistResult(event=event, was_waiting=True, declined_offer=declined, state_version=version)
+
+
+@transaction.atomic
+def process_waitlists(*, event_pks: Iterable[int] | None = None, now: datetime | None = None) -> int:
+    """The site's own work on waiting lists (tasks and organisers' capacity changes): end offers that
+    have expired and offer every free seat to the next people in line. Returns the offers made.
+
+    `event_pks=None` takes every event with an offer due or people waiting for a free seat.
+    """
+    now = now or timezone.now()
+    if event_pks is None:
+        event_pks = (
+            WaitlistEntry.objects.filter(status__in=ACTIVE_WAITLIST)
+            .values_list("event", flat=True)
+            .distinct()
+        )
+    offered = 0
+    for pk in sorted(set(event_pks)):  # one order for every caller: no lock-order deadlock
+        event = Event.objects.select_for_update().filter(pk=pk).first()
+        if event is not None:
+            offered += len(process_queue(event, now=now))
+    return offered
