@@ -7,7 +7,7 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    from django.core.management import execute_from_command_line
+    from django.core.management import execute_from_command_line  # noqa: PLC0415 (before Django is set up)
 
     execute_from_command_line(sys.argv)
 

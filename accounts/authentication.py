@@ -6,14 +6,13 @@ to session authentication, which still checks CSRF on every write.
 
 from __future__ import annotations
 
+from django.conf import settings
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed, Throttled
 from rest_framework.request import Request
 
 from .lockout import note_token_failure, token_pause
 from .tokens import authenticate_token
-
-REALM = "AgentReady Events"
 
 
 def bearer(header: bytes | str) -> str | None:
@@ -38,4 +37,4 @@ class BearerTokenAuthentication(BaseAuthentication):
         return (token.user, token)
 
     def authenticate_header(self, request: Request) -> str:
-        return f'Bearer realm="{REALM}"'
+        return f'Bearer realm="{settings.SITE_NAME}"'

@@ -68,6 +68,6 @@ class Session(AbstractBaseSession):
 
     @classmethod
     def get_session_store_class(cls):
-        from .sessions import SessionStore
+        from .sessions import SessionStore  # noqa: PLC0415 (circular: models ↔ sessions)
 
         return SessionStore

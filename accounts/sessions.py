@@ -24,13 +24,13 @@ class SessionStore(DatabaseSessionStore):
 
     @classmethod
     def get_model_class(cls):
-        from .models import Session
+        from .models import Session  # noqa: PLC0415 (circular: models ↔ sessions)
 
         return Session
 
     def _get_session_from_db(self):
         """Django's own lookup (an unknown or expired key is no session), joined to the person."""
-        from .models import Session
+        from .models import Session  # noqa: PLC0415 (circular: models ↔ sessions)
 
         try:
             row = Session.objects.select_related("user").get(
@@ -46,7 +46,7 @@ class SessionStore(DatabaseSessionStore):
         return row
 
     def create_model_instance(self, data: dict[str, Any]):
-        from .models import Session
+        from .models import Session  # noqa: PLC0415 (circular: models ↔ sessions)
 
         row = super().create_model_instance(data)
         assert isinstance(row, Session)

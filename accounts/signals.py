@@ -29,6 +29,6 @@ def schedule_session_sweep(sender, using: str = "default", **kwargs) -> None:
 
     Connected by `AccountsConfig.ready` for this app's post_migrate only.
     """
-    from .tasks import schedule_sweep
+    from .tasks import schedule_sweep  # noqa: PLC0415 (circular: tasks ↔ signals)
 
     schedule_sweep()

@@ -9,11 +9,12 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import PasswordResetView
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
+
+from core.http import is_same_site
 
 from .forms import AccessTokenForm, SignUpForm
 from .lockout import note_reset, reset_pause
@@ -23,9 +24,7 @@ from .tokens import TokenRefused, create_access_token, list_access_tokens, revok
 @sensitive_post_parameters("password1", "password2")
 def signup(request: HttpRequest) -> HttpResponse:
     next_url = request.POST.get(REDIRECT_FIELD_NAME) or request.GET.get(REDIRECT_FIELD_NAME, "")
-    if not url_has_allowed_host_and_scheme(
-        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
+    if not is_same_site(request, next_url):
         next_url = ""
     if request.user.is_authenticated:
         return redirect(next_url or settings.LOGIN_REDIRECT_URL)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import mcp.types as types
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import translation
@@ -20,7 +21,7 @@ from webmcp.registry import registry
 from webmcp.routing import url_template
 
 INTRO = """\
-# AgentReady Events
+# {site_name}
 
 > A catalogue of public tech events in Taipei, Kaohsiung and online. People search, save and register
 > on the pages; programs use the REST API; AI agents in the browser use the WebMCP tools that each page
@@ -157,7 +158,7 @@ def render_llms_txt(request: HttpRequest) -> str:
 
     with translation.override("en"):
         lines = [
-            INTRO,
+            INTRO.replace("{site_name}", settings.SITE_NAME),
             "## Pages",
             "",
             link(

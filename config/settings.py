@@ -15,6 +15,9 @@ from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
+# The site's name, said once: pages, e-mails, the API document, the bearer challenge's realm.
+SITE_NAME = "AgentReady Events"
+
 
 def env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)
@@ -109,6 +112,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "core.context_processors.site",
             ],
         },
     },
@@ -197,7 +201,7 @@ MAILERS = {
 }
 # Absolute links in e-mails (sent after commit, outside any request).
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
-DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "AgentReady Events <noreply@localhost>")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", f"{SITE_NAME} <noreply@localhost>")
 
 
 def env_seconds(name: str, default: str) -> list[int]:
@@ -261,7 +265,7 @@ REST_FRAMEWORK = {
 }
 
 SPECTACULAR_SETTINGS = {
-    "TITLE": "AgentReady Events API",
+    "TITLE": f"{SITE_NAME} API",
     "DESCRIPTION": "Search, read, save and register for events. Every error uses one envelope.",
     "VERSION": APP_VERSION,
     "SERVE_INCLUDE_SCHEMA": False,

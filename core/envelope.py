@@ -34,23 +34,21 @@ def error_envelope(error: DomainError, *, state_version: int | None = None) -> d
     return body
 
 
-REALM = "AgentReady Events"
-
-
 def error_headers(error: DomainError) -> dict[str, str]:
     """HTTP headers that go with the envelope: `Retry-After` when the error says how long to wait, and
     a Bearer challenge (RFC 6750) when signing in or a better access token would help."""
     headers: dict[str, str] = {}
+    realm = settings.SITE_NAME
     wait = error.extra.get("retryAfter")
     if wait is not None:
         headers["Retry-After"] = str(wait)
     if isinstance(error, InvalidToken):
-        headers["WWW-Authenticate"] = f'Bearer realm="{REALM}", error="invalid_token"'
+        headers["WWW-Authenticate"] = f'Bearer realm="{realm}", error="invalid_token"'
     elif isinstance(error, AuthRequired):
-        headers["WWW-Authenticate"] = f'Bearer realm="{REALM}"'
+        headers["WWW-Authenticate"] = f'Bearer realm="{realm}"'
     elif isinstance(error, InsufficientScope):
         scope = error.extra.get("scope", "")
-        headers["WWW-Authenticate"] = f'Bearer realm="{REALM}", error="insufficient_scope", scope="{scope}"'
+        headers["WWW-Authenticate"] = f'Bearer realm="{realm}", error="insufficient_scope", scope="{scope}"'
     return headers
 
 

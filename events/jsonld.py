@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.timezone import localtime
@@ -60,7 +61,7 @@ def event_data(event: Event, *, url: str) -> dict[str, Any]:
         + ("OnlineEventAttendanceMode" if online else "OfflineEventAttendanceMode"),
         "location": place,
         "offers": offer,
-        "organizer": {"@type": "Organization", "name": "AgentReady Events"},
+        "organizer": {"@type": "Organization", "name": settings.SITE_NAME},
     }
     if event.capacity is not None:
         data["maximumAttendeeCapacity"] = event.capacity

@@ -76,6 +76,11 @@ def count_rows(rows: models.QuerySet) -> Coalesce:
     return Coalesce(Subquery(counted, output_field=models.IntegerField()), 0)
 
 
+class SeatsNotCounted(RuntimeError):
+    """An event's seats were asked for but not read with it (`EventQuerySet.with_seats`). A RuntimeError,
+    not an AttributeError, so a template cannot silently swallow it."""
+
+
 class Event(models.Model):
     public_id = models.CharField(
         _("public id"),
@@ -181,12 +186,14 @@ class Event(models.Model):
         return self.starts_at <= (now or timezone.now())
 
     def facts(self) -> EventFacts:
-        """This event as the policies see it; the seat counts from `with_seats()` when annotated."""
+        """This event as the policies see it, its seats counted by `with_seats()`.
+
+        Never counted here: a template asking `is_full` of an event read without its seats would run
+        two queries per event behind the page's back, so it fails instead (`SeatsNotCounted`)."""
         confirmed = getattr(self, "confirmed_count", None)
         held = getattr(self, "held_count", None)
         if confirmed is None and self.capacity is not None:
-            confirmed = self.registrations.filter(status=RegistrationStatus.CONFIRMED).count()
-            held = self.waitlist.filter(status=WaitlistStatus.OFFERED).count()
+            raise SeatsNotCounted(f"{self.public_id}: read it with Event.objects.with_seats()")
         return EventFacts.of(self, confirmed=confirmed, held=held or 0)
 
     @property

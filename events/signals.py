@@ -16,6 +16,6 @@ def schedule_waitlist_sweep(sender, using: str = "default", **kwargs) -> None:
 
     Connected by `EventsConfig.ready` for this app's post_migrate only.
     """
-    from .tasks import schedule_sweep
+    from .tasks import schedule_sweep  # noqa: PLC0415 (circular: tasks ↔ services ↔ signals)
 
     schedule_sweep()

@@ -18,7 +18,7 @@ from core.tasks import keep_one_queued
 @task()
 def process_waitlist(event_pk: int) -> int:
     """End the event's due offers and offer the freed seats (enqueued to run when an offer expires)."""
-    from .services import process_waitlists
+    from .services import process_waitlists  # noqa: PLC0415 (circular: tasks ↔ services)
 
     return process_waitlists(event_pks=[event_pk])
 
@@ -27,7 +27,7 @@ def process_waitlist(event_pk: int) -> int:
 def sweep_waitlists() -> int:
     """Every WAITLIST_SWEEP_MINUTES: the same for every event with a due offer, so nothing depends
     on a page visit or on one expiry task; then schedule the next sweep."""
-    from .services import process_waitlists
+    from .services import process_waitlists  # noqa: PLC0415 (circular: tasks ↔ services)
 
     done = process_waitlists()
     schedule_sweep(after=timedelta(minutes=settings.WAITLIST_SWEEP_MINUTES))

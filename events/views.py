@@ -23,10 +23,10 @@ from django.shortcuts import redirect, render
 from django.urls import ResolverMatch, resolve, reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from core.errors import AuthRequired, DomainError, InvalidInput
+from core.http import is_same_site
 from core.visitors import Mode, Visitor, client_mode, visitor_from_request
 from webmcp.responses import (
     MalformedToolInput,
@@ -422,9 +422,7 @@ def _redirect_to_detail(request: HtmxHttpRequest, event_id: str) -> HttpResponse
 def _same_site_referer(request: HtmxHttpRequest) -> str:
     """The Referer's path and query when it is a page of this site, else ""."""
     referer = request.headers.get("Referer", "")
-    if referer and url_has_allowed_host_and_scheme(
-        referer, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
+    if is_same_site(request, referer):
         parts = urlsplit(referer)
         return f"{parts.path}?{parts.query}" if parts.query else parts.path
     return ""
@@ -432,9 +430,7 @@ def _same_site_referer(request: HtmxHttpRequest) -> str:
 
 def _safe_next(request: HtmxHttpRequest) -> str:
     candidate = request.POST.get("next", "") or request.GET.get("next", "")
-    if candidate and url_has_allowed_host_and_scheme(
-        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
+    if is_same_site(request, candidate):
         return candidate
     return ""
 

@@ -44,7 +44,7 @@ def launch(headless: bool = True) -> Iterator[Any]:
         raise ChromiumMissing(
             f"{CHROMIUM} is missing: Debian's chromium is not installed (`make chromium` installs it)"
         )
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415 (optional: only when a browser is started)
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(

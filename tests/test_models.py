@@ -175,3 +175,15 @@ def test_activity_with_an_unknown_mode_is_rejected():
 def test_activity_with_a_known_mode_is_accepted():
     Activity.objects.create(action="search_events", mode="agent", outcome="OK")
     assert Activity.objects.filter(mode="agent").count() == 1
+
+
+@pytest.mark.django_db
+def test_an_event_read_without_its_seats_refuses_to_count_them_behind_the_callers_back():
+    from events.models import SeatsNotCounted
+
+    event = EventFactory(capacity=3)
+    plain = Event.objects.get(pk=event.pk)
+    with pytest.raises(SeatsNotCounted):
+        _ = plain.is_full
+    assert Event.objects.with_seats().get(pk=event.pk).is_full is False
+    assert Event.objects.get(pk=EventFactory(capacity=None).pk).is_full is False  # no seats to count

@@ -44,6 +44,7 @@ def build_message(notification: Notification) -> EmailMessage:
             "me_url": site_url(reverse("me")),
             "list_url": site_url(reverse("event-list")),
             "LANGUAGE_CODE": translation.get_language(),
+            "site_name": settings.SITE_NAME,
         }
         if notification.entry is not None and notification.entry.expires_at is not None:
             context["expires_at"] = timezone.localtime(notification.entry.expires_at)
