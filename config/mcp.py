@@ -1,6 +1,6 @@
 """`/mcp`: the site's tools for headless agents (MCP, Streamable HTTP), with personal access tokens.
 
-Wiring only: `webmcp.mcp` serves the protocol from the registry, `events.mcp` runs the tools, and
+Wiring only: `webmcp.mcp` serves the protocol from the registry, `events.agent.mcp` runs the tools, and
 `accounts.tokens` says who a bearer token belongs to. An invalid token is answered here, before the
 protocol: HTTP 401 with the envelope and a Bearer challenge.
 """
@@ -20,8 +20,8 @@ from accounts.tokens import authenticate_token
 from core.envelope import error_envelope, error_headers
 from core.errors import InvalidToken, RateLimited
 from core.visitors import Visitor
-from events import mcp as events_mcp
 from events import selectors
+from events.agent import mcp as events_mcp
 from webmcp.mcp import McpAnswer, McpCall, mcp_view
 
 

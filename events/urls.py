@@ -1,19 +1,44 @@
-"""Page routes. URL names follow the use cases (`save-event` ↔ `save_event`)."""
+"""Page routes. URL names follow the actions (`save-event` ↔ `save_event`). A route that a WebMCP
+tool calls is told apart once, here, into the person's view (`views`) and the tool call's
+(`agent.pages`)."""
 
 from django.urls import path
 
+from webmcp.responses import tool_or_page
+
 from . import views
+from .agent import pages
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("events/", views.event_list, name="event-list"),
+    path("events/", tool_or_page(views.event_list, pages.search_events), name="event-list"),
     path("events/<str:event_id>/", views.event_detail, name="event-detail"),
     path("events/<str:event_id>/calendar.ics", views.event_ics, name="event-ics"),
-    path("events/<str:event_id>/save/", views.save_event, name="save-event"),
-    path("events/<str:event_id>/unsave/", views.unsave_event, name="unsave-event"),
-    path("events/<str:event_id>/register/", views.register_event, name="register-event"),
-    path("events/<str:event_id>/cancel/", views.cancel_registration, name="cancel-registration"),
-    path("events/<str:event_id>/waitlist/join/", views.join_waitlist, name="join-waitlist"),
-    path("events/<str:event_id>/waitlist/leave/", views.leave_waitlist, name="leave-waitlist"),
+    path("events/<str:event_id>/save/", tool_or_page(views.save_event, pages.save_event), name="save-event"),
+    path(
+        "events/<str:event_id>/unsave/",
+        tool_or_page(views.unsave_event, pages.unsave_event),
+        name="unsave-event",
+    ),
+    path(
+        "events/<str:event_id>/register/",
+        tool_or_page(views.register_event, pages.register_event),
+        name="register-event",
+    ),
+    path(
+        "events/<str:event_id>/cancel/",
+        tool_or_page(views.cancel_registration, pages.cancel_registration),
+        name="cancel-registration",
+    ),
+    path(
+        "events/<str:event_id>/waitlist/join/",
+        tool_or_page(views.join_waitlist, pages.join_waitlist),
+        name="join-waitlist",
+    ),
+    path(
+        "events/<str:event_id>/waitlist/leave/",
+        tool_or_page(views.leave_waitlist, pages.leave_waitlist),
+        name="leave-waitlist",
+    ),
     path("me/", views.me, name="me"),
 ]

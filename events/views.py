@@ -11,9 +11,8 @@ result the agent gets (`webmcp.responses`); a refusal is the JSON envelope, the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
@@ -28,14 +27,6 @@ from django.views.decorators.http import require_GET, require_POST
 from core.errors import AuthRequired, DomainError, InvalidInput
 from core.http import is_same_site
 from core.visitors import Mode, Visitor, client_mode, visitor_from_request
-from webmcp.responses import (
-    MalformedToolInput,
-    calling_page,
-    tool_call,
-    tool_input,
-    tool_refusal,
-    with_tool_result,
-)
 from webmcp.templatetags.webmcp import PAGE_ROUTE
 
 from . import jsonld, policies, selectors
@@ -70,14 +61,12 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 def event_list(request: HtmxHttpRequest) -> HttpResponse:
     visitor = visitor_from_request(request)
-    if tool_call(request):
-        return _search_tool_call(request, visitor)
     form = EventSearchForm(request.GET)
     performed = None
     if form.is_valid():
         caller = Caller(visitor=visitor, channel=client_mode(request, default=Mode.UI))
         performed = perform(ACTIONS["search_events"], caller, form.conditions, options=_page_window(form))
-    context = _list_context(request, visitor, form, performed)
+    context = list_context(request, visitor, form, performed)
     # Only the search form and the page links target the results; any other htmx request gets the
     # whole page and picks what it needs.
     partial = _wants_fragment(request) and request.htmx.target == "results"
@@ -85,30 +74,12 @@ def event_list(request: HtmxHttpRequest) -> HttpResponse:
     return _fragment_aware(render(request, template, context))
 
 
-def _search_tool_call(request: HtmxHttpRequest, visitor: Visitor) -> HttpResponse:
-    """`search_events` from the page: judged on its own input alone (an omitted condition is no
-    condition, whatever the form or the URL held), shown in the form and the list it answers with."""
-    caller = Caller(visitor=visitor, channel=Mode.AGENT)
-    first_page = {"limit": PAGE_SIZE, "offset": 0, "with_seats": True}
-    performed = perform(ACTIONS["search_events"], caller, lambda: _tool_body(request), options=first_page)
-    if performed.error is not None:
-        return _tool_refusal(performed)
-    conditions = EventSearchForm.conditions_from(performed.arguments)
-    form = EventSearchForm(_querydict(conditions))
-    form.is_valid()  # the same conditions the action took: the form shows them
-    context = _list_context(request, visitor, form, performed)
-    result = performed.body(state_version=context["webmcp_state"]["stateVersion"])
-    url = reverse("event-list") + (f"?{_querydict(conditions).urlencode()}" if conditions else "")
-    response = render(request, "events/event_list.html#search_answer", context)
-    return with_tool_result(response, result, push_url=url)
-
-
 def _page_window(form: EventSearchForm) -> dict[str, Any]:
     """The page's own arguments of a search: the form's page of cards, with seats ("Full")."""
     return {"limit": PAGE_SIZE, "offset": (form.page - 1) * PAGE_SIZE, "with_seats": True}
 
 
-def _list_context(
+def list_context(
     request: HtmxHttpRequest,
     visitor: Visitor,
     form: EventSearchForm,
@@ -120,13 +91,13 @@ def _list_context(
     if performed is not None and performed.error is None:
         page = form.page
         result = performed.result
-        filters = _querydict(form.conditions)
+        filters = querydict(form.conditions)
         page_count = max(1, -(-result.total // PAGE_SIZE))
         described = form.described_conditions()
         for condition in described:
             # A link that removes just this condition: the person chooses what to drop, never the page.
             others = {k: v for k, v in form.conditions.items() if k != condition["name"]}
-            condition["without_query"] = f"?{_querydict(others).urlencode()}" if others else ""
+            condition["without_query"] = f"?{querydict(others).urlencode()}" if others else ""
         context.update(
             result=result,
             conditions=described,
@@ -160,7 +131,7 @@ def _card_context(request: HtmxHttpRequest, event_id: str, query: str) -> dict[s
 def _from_query(form: EventSearchForm) -> QueryDict:
     """The list's conditions and page, from which the event page builds its "back to results" link."""
     page = form.page
-    return _querydict({**form.conditions, **({PAGE_PARAM: str(page)} if page > 1 else {})})
+    return querydict({**form.conditions, **({PAGE_PARAM: str(page)} if page > 1 else {})})
 
 
 # ── /events/<id>/ ─────────────────────────────────────────────────────────────────────────────
@@ -198,9 +169,10 @@ def register_event(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
 
 @require_POST
 def cancel_registration(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
-    """Cancels only when the request says `confirm=yes`, or is a tool call (the runtime sends it only
-    after the person pressed the cancel button); otherwise asks first (works without JS)."""
-    if request.POST.get("confirm") != "yes" and not tool_call(request):
+    """Cancels only when the request says `confirm=yes`; otherwise asks first (works without JS). A
+    tool call of it is `events.agent.pages.cancel_registration` (the runtime sends it only after the
+    person pressed the cancel button)."""
+    if request.POST.get("confirm") != "yes":
         details = _get_event_or_404(request, event_id)
         return render(
             request,
@@ -227,27 +199,28 @@ def leave_waitlist(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
 
 
 def _write(request: HtmxHttpRequest, event_id: str, name: str) -> HttpResponse:
-    """One write from a page's form or a tool call: the action once, a message for the person (the
-    row's `done`, or `again` when the call was a repeat), then the page it came from. A tool call is
-    held to the write rate and may carry no input of its own (the page's route names the event)."""
+    """One write from a page's form: the action once, the row's message for the person, then the page
+    the form was on (its region for htmx, else a redirect)."""
     action = ACTIONS[name]
-    tool = tool_call(request)
     caller = Caller(
         visitor=visitor_from_request(request, create_token=action.anonymous_token),
         channel=client_mode(request, default=Mode.UI),
-        rate_request=request if tool else None,
     )
-    body = [lambda: _tool_body(request)] if tool else []
-    performed = perform(action, caller, {"event_id": event_id}, nothing_else=body)
+    performed = perform(action, caller, {"event_id": event_id})
     if performed.error is not None:
-        return _tool_refusal(performed) if tool else _refused(request, event_id, performed.error)
-    event_id = performed.arguments["event_id"]  # as validated (the API's and MCP's id too)
-    assert action.messages is not None, f"{name} has no page messages"
+        return _refused(request, event_id, performed.error)
+    tell(request, performed)
+    return _after_write(request, performed.arguments["event_id"])
+
+
+def tell(request: HtmxHttpRequest, performed: Performed) -> None:
+    """The row's message for the person after a write: `done`, or `again` when it changed nothing."""
+    said = performed.action.messages
+    assert said is not None, f"{performed.action.name} has no page messages"
     if performed.outcome == "OK":
-        messages.success(request, str(action.messages.done))
+        messages.success(request, str(said.done))
     else:
-        messages.info(request, str(action.messages.again))
-    return _after_write(request, event_id, result=performed.body())
+        messages.info(request, str(said.again))
 
 
 # ── /me/ ──────────────────────────────────────────────────────────────────────────────────────
@@ -361,40 +334,26 @@ def _page_state(request: HtmxHttpRequest, visitor: Visitor) -> dict[str, Any]:
     }
 
 
-def _after_write(
-    request: HtmxHttpRequest, event_id: str, *, result: dict[str, Any] | None = None
-) -> HttpResponse:
-    """htmx or a tool call: the refreshed region of the page the write came from (with the result for
-    a tool call); otherwise a redirect back to that page."""
-    tool = tool_call(request)
-    origin = urlsplit(calling_page(request) if tool else _safe_next(request))
-    if not (request.htmx or tool):
+def _after_write(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
+    """htmx: the refreshed region of the page the form was on; otherwise a redirect back to it."""
+    origin = urlsplit(_safe_next(request))
+    if not request.htmx:
         return redirect("me") if origin.path == reverse("me") else _redirect_to_detail(request, event_id)
-    # The region belongs to that page, so its WebMCP manifest and form attributes must be the page's
-    # route, not this POST endpoint's (`PAGE_ROUTE`). Re-drawing it records nothing: the write was the act.
+    return redraw(request, event_id, origin, card=False)
+
+
+def redraw(request: HtmxHttpRequest, event_id: str, origin: SplitResult, *, card: bool) -> HttpResponse:
+    """The region of the page `origin` after a write on `event_id`: My events, the event's card on the
+    list (`card`, for a tool call from the list), else the event's page. The region belongs to that
+    page, so its WebMCP manifest and form attributes are that page's route (`PAGE_ROUTE`), not this
+    POST endpoint's. Re-drawing it records nothing: the write was the act."""
     if origin.path == reverse("me"):
-        response = _render_me(request, region=True, page=resolve(reverse("me")))
-    elif tool and origin.path == reverse("event-list"):
+        return _render_me(request, region=True, page=resolve(reverse("me")))
+    if card and origin.path == reverse("event-list"):
         context = {**_card_context(request, event_id, origin.query), PAGE_ROUTE: resolve(origin.path)}
-        response = render(request, "events/event_list.html#card_answer", context)
-    else:
-        page = resolve(reverse("event-detail", kwargs={"event_id": event_id}))
-        response = _render_detail(request, event_id, region=True, recorded=False, page=page)
-    return with_tool_result(response, result) if tool and result is not None else response
-
-
-def _tool_body(request: HtmxHttpRequest) -> Mapping[str, Any]:
-    """A tool call's input as the page got it; malformed input is the caller's invalid input."""
-    try:
-        return tool_input(request)
-    except MalformedToolInput as error:
-        raise InvalidInput(str(error)) from error
-
-
-def _tool_refusal(performed: Performed) -> HttpResponse:
-    """The envelope of a refused tool call (its Activity row was written by `perform`)."""
-    assert performed.error is not None
-    return tool_refusal(performed.body(), status=performed.status, headers=performed.headers)
+        return render(request, "events/event_list.html#card_answer", context)
+    page = resolve(reverse("event-detail", kwargs={"event_id": event_id}))
+    return _render_detail(request, event_id, region=True, recorded=False, page=page)
 
 
 def _refused(request: HtmxHttpRequest, event_id: str, error: DomainError) -> HttpResponse:
@@ -444,12 +403,12 @@ def _back_to_list_url(raw: str) -> str:
     if not form.is_valid():
         return base
     params = {**form.conditions, **({PAGE_PARAM: str(form.page)} if form.page > 1 else {})}
-    return f"{base}?{_querydict(params).urlencode()}" if params else base
+    return f"{base}?{querydict(params).urlencode()}" if params else base
 
 
 def _auth_url(url_name: str, event_id: str) -> str:
     """Sign-in or sign-up URL that comes back to the event's page."""
-    query = _querydict({"next": reverse("event-detail", kwargs={"event_id": event_id})})
+    query = querydict({"next": reverse("event-detail", kwargs={"event_id": event_id})})
     return f"{reverse(url_name)}?{query.urlencode(safe='/')}"
 
 
@@ -462,7 +421,7 @@ def _page_numbers(page: int, page_count: int) -> list[int | None]:
     return [number if isinstance(number, int) else None for number in pages]
 
 
-def _querydict(params: dict[str, str]) -> QueryDict:
+def querydict(params: dict[str, str]) -> QueryDict:
     query = QueryDict(mutable=True)
     for key, value in params.items():
         query[key] = value

@@ -10,8 +10,9 @@ the page is left as it was.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,6 +28,19 @@ def tool_call(request: HttpRequest) -> str | None:
     """The name of the tool this request is a call of, or None for a person's request."""
     name = request.headers.get(TOOL_HEADER, "")
     return name if TOOL_NAME_PATTERN.fullmatch(name) else None
+
+
+def tool_or_page(
+    page: Callable[..., HttpResponse], tool: Callable[..., HttpResponse]
+) -> Callable[..., HttpResponse]:
+    """One route for a person's request and an agent's tool call of it, told apart here, once, by the
+    tool header: `page` then serves only people and `tool` only tool calls."""
+
+    @functools.wraps(page)
+    def view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        return (tool if tool_call(request) else page)(request, *args, **kwargs)
+
+    return view
 
 
 def calling_page(request: HttpRequest) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from core.visitors import Mode, Visitor
 from webmcp.mcp import McpAnswer, McpCall
 
-from . import selectors
-from .actions import ACTIONS, Caller, perform
+from .. import selectors
+from ..actions import ACTIONS, Caller, perform
 
 
 def answer(call: McpCall, *, visitor: Visitor, scopes: frozenset[str] | None) -> McpAnswer:
