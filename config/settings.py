@@ -209,7 +209,7 @@ def env_seconds(name: str, default: str) -> list[int]:
 
 
 # Background work (events/tasks.py): tasks live in the project's database; `manage.py db_worker` runs
-# them. Every e-mail goes through the outbox (events/outbox.py): retried after these delays (seconds;
+# them. Every e-mail goes through the outbox (events/mail/outbox.py): retried after these delays (seconds;
 # the default spans about 34 hours), an attempt older than the lease counted as dead.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 NOTIFICATION_RETRY_DELAYS = env_seconds(
@@ -217,7 +217,7 @@ NOTIFICATION_RETRY_DELAYS = env_seconds(
 )
 NOTIFICATION_SEND_LEASE = int(os.environ.get("NOTIFICATION_SEND_LEASE", "120"))
 
-# The waiting list (events/services.py): no seat is offered this close to the start; the sweep task
+# The waiting list (events/services/): no seat is offered this close to the start; the sweep task
 # ends expired offers this often (each offer also has its own task at its expiry).
 WAITLIST_OFFERS_STOP_HOURS = float(os.environ.get("WAITLIST_OFFERS_STOP_HOURS", "2"))
 WAITLIST_SWEEP_MINUTES = float(os.environ.get("WAITLIST_SWEEP_MINUTES", "5"))

@@ -338,7 +338,7 @@ class WaitlistEntry(models.Model):
 
 class Notification(models.Model):
     """An e-mail and its attempts: queued in the same transaction as the change that causes it (the
-    task is the outbox; events/outbox.py), written with the change's time by the worker's first attempt,
+    task is the outbox; events/mail/outbox.py), written with the change's time by the worker's first attempt,
     retried with backoff, and never sent twice for the same `key`."""
 
     kind = models.CharField(_("kind"), max_length=30, choices=NotificationKind.choices)
