@@ -1,9 +1,22 @@
-"""Shared fixtures."""
+"""Shared fixtures, and the rule that every test file declares its kind."""
 
 import pytest
 from django.test import Client, override_settings
 
 from tests.factories import EventFactory, UserFactory
+from tests.kinds import kind_problem
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    """A test file without its kind fails collection, and so the run (serially, before any test runs)."""
+    report = yield
+    if isinstance(collector, pytest.Module) and report.passed:
+        problem = kind_problem(collector.obj)
+        if problem:
+            report.outcome = "failed"
+            report.longrepr = problem
+    return report
 
 
 @pytest.fixture(scope="session", autouse=True)

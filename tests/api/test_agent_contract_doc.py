@@ -6,11 +6,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 
 from events import errors
 from events.api import exceptions
 from webmcp.registry import error_reasons
+
+pytestmark = pytest.mark.unit
 
 DOC = Path(settings.BASE_DIR) / "docs" / "agent-contract.md"
 

@@ -14,7 +14,7 @@ from events.api.serializers import EventSummarySerializer, SearchOutput
 from events.visitors import Visitor
 from tests.factories import EventFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def generic(serializer: serializers.Serializer, instance) -> dict:

@@ -12,7 +12,7 @@ from events.visitors import Visitor
 from tests.api.conftest import assert_envelope
 from tests.factories import EventFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 @pytest.fixture

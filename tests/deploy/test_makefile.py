@@ -7,7 +7,10 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from django.conf import settings
+
+pytestmark = pytest.mark.unit
 
 
 def make(*args: str, path_first: Path) -> subprocess.CompletedProcess:

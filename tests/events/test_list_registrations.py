@@ -14,7 +14,7 @@ from events.selectors import list_registrations
 from events.services import cancel_registration
 from tests.factories import EventFactory, RegistrationFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 CONFIRMED, CANCELLED = RegistrationStatus.CONFIRMED, RegistrationStatus.CANCELLED
 
