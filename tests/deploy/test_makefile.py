@@ -48,7 +48,7 @@ def test_a_working_uv_on_path_is_used(tmp_path: Path):
 
 def test_test_fast_leaves_out_the_slow_kinds_and_installs_no_browser_or_judges(tmp_path: Path):
     """`make test-fast` selects on the file kinds (tests/kinds.py) and needs neither Chromium nor npm;
-    `make test` is the whole suite, on two workers, and installs both."""
+    `make test` installs both and runs the whole suite: the serial part alone, the rest on two workers."""
     fast = make("-n", "test-fast", path_first=tmp_path)
     assert fast.returncode == 0, fast.stderr
     assert '-m "not (browser or judges or fuzz or faults or slow)"' in fast.stdout
@@ -59,5 +59,8 @@ def test_test_fast_leaves_out_the_slow_kinds_and_installs_no_browser_or_judges(t
     assert whole.returncode == 0, whole.stderr
     assert "chromium" in whole.stdout and "ci --prefix lighthouse" in whole.stdout
     assert "ci --prefix mcp-judges" in whole.stdout
-    [pytest_line] = [line for line in whole.stdout.splitlines() if "-m pytest" in line]
-    assert "-n 2" in pytest_line and " -m " not in pytest_line.split("-m pytest", 1)[1]
+    runs = [line.split("-m pytest", 1)[1] for line in whole.stdout.splitlines() if "-m pytest" in line]
+    assert [run.split(";")[0].split() for run in runs] == [
+        ["--suite-part=serial"],
+        ["-n", "2", "--dist", "loadgroup", "--suite-part=parallel"],
+    ]
