@@ -1,4 +1,5 @@
-# Two entry points for people: `make run` (site with demo data) and `make test` (the whole suite).
+# Two entry points for people: `make run` (site with demo data) and `make test` (the whole suite);
+# `make test-fast` is the quick loop (the rules, without browser, judges, fuzzers, faults, slow runs).
 # Both install what they need from nothing: uv, a Python >= 3.12, the locked packages, Chromium.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -26,6 +27,7 @@ UV_PYTHON_FLAG := $(if $(BASE_PYTHON),--python "$(BASE_PYTHON)",--python 3.12)
 help:
 	@echo "make run    install everything, migrate, load demo data, serve on http://$(HOST):$(PORT)/ with a task worker"
 	@echo "make test   install everything (Chromium included) and run the whole suite"
+	@echo "make test-fast  the suite without browser, judges, fuzz, faults and slow tests (about a minute)"
 	@echo "make lint   ruff check and format check, import contracts (lint-imports), types (mypy)"
 	@echo "make audit  known-vulnerable dependencies in uv.lock and the npm lockfiles fail (accepted: .ci/accepted-findings.toml)"
 
@@ -34,8 +36,11 @@ help:
 	echo "Installing uv into .tools with $$boot"; \
 	"$$boot" -m venv .tools && .tools/bin/pip install --quiet uv
 
+# --compile-bytecode: where bytecode is not written at import (PYTHONDONTWRITEBYTECODE), every process
+# the suite starts (gunicorn, runserver, manage.py, the eval runner) would compile the packages it
+# imports again, about 2 s each.
 $(STAMP): pyproject.toml uv.lock | $(UV)
-	$(UV) sync --frozen $(UV_PYTHON_FLAG)
+	$(UV) sync --frozen --compile-bytecode $(UV_PYTHON_FLAG)
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -68,11 +73,34 @@ chromium:
 	@test -x /usr/bin/chromium || { echo "Installing Debian's chromium"; $(call APT_INSTALL,chromium); }
 	@test -n "$$(fc-list :lang=zh 2>/dev/null)" || { echo "Installing a CJK font"; $(call APT_INSTALL,fonts-wqy-microhei); }
 
+# pytest, where exit code 5 (no test collected: a selection that matches nothing) fails too.
+PYTEST = $(PY) -m pytest $(1); rc=$$?; \
+	if [ $$rc = 5 ]; then echo "pytest collected no tests: failing on purpose"; exit 1; fi; exit $$rc
+
+# Two pytest-xdist workers, one a core of this machine. Each has its own test database (pytest-django
+# suffixes it: test_…_gw0, .test-db-….sqlite3_gw1), its own live servers and Chromium on free ports,
+# and its own temporary directories; the fault run starts a PostgreSQL cluster of its own. loadgroup
+# keeps the tests of one xdist_group on one worker. `make test XDIST=` runs in one process.
+XDIST ?= -n 2 --dist loadgroup
+
+# The whole suite in two pytest runs (--suite-part, tests/conftest.py). First the tests marked serial,
+# alone: the fault run (tests/deploy/test_faults.py) holds a site to time limits while PostgreSQL
+# restarts, and a test busy on the other core slowed it past them. Then every other test on the
+# workers. Exit code 5 (no test collected) fails only when neither run collected one.
 test: messages chromium lighthouse/node_modules mcp-judges/node_modules
 	$(PY) manage.py check --fail-level WARNING
 	$(PY) manage.py makemigrations --check --dry-run
-	$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
-	if [ $$rc = 5 ]; then echo "pytest collected no tests: failing on purpose"; exit 1; fi; exit $$rc
+	$(PY) -m pytest --suite-part=serial $(PYTEST_ARGS); serial=$$?; \
+	$(PY) -m pytest $(XDIST) --suite-part=parallel $(PYTEST_ARGS); parallel=$$?; \
+	if [ $$serial = 5 ] && [ $$parallel = 5 ]; then echo "pytest collected no tests: failing on purpose"; exit 1; fi; \
+	for rc in $$serial $$parallel; do [ $$rc = 0 ] || [ $$rc = 5 ] || exit $$rc; done
+
+# The quick loop: every rule test (unit and integration kinds, tests/kinds.py), without the real browser,
+# the outside judges, the fuzzers, the fault runs and the slow end-to-end runs; no Chromium or Node.js
+# needed. `make test` runs those too.
+FAST = not (browser or judges or fuzz or faults or slow)
+test-fast: messages
+	$(call PYTEST,$(XDIST) -m "$(FAST)" $(PYTEST_ARGS))
 
 # Known vulnerabilities of the locked dependencies (PyPI's advisories, npm audit); see harness/audit.py.
 audit: install

@@ -1,9 +1,53 @@
-"""Shared fixtures."""
+"""Shared fixtures; the rule that every test file declares its kind; the two parts of `make test`."""
 
 import pytest
 from django.test import Client, override_settings
 
 from tests.factories import EventFactory, UserFactory
+from tests.kinds import kind_problem
+
+#: Fixtures that reach the test database (pytest-django's, and the browser package's live server).
+DATABASE_FIXTURES = {"db", "transactional_db", "live_server", "django_db_setup"}
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--suite-part",
+        choices=["serial", "parallel"],
+        help="make test's two runs: the tests marked serial (alone), or all the others (on xdist workers)",
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """`--suite-part` keeps one part of the suite. Spread over xdist workers, the slow tests that use no
+    test database then go first (after pytest-django's ordering of the others): each is a minute or
+    two of one worker, and started last they would leave the other worker idle at the end."""
+    part = config.getoption("suite_part")
+    if part:
+        serial = part == "serial"
+        dropped = [item for item in items if bool(item.get_closest_marker("serial")) != serial]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = [item for item in items if bool(item.get_closest_marker("serial")) == serial]
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: not (item.get_closest_marker("slow") and not _uses_test_database(item)))
+
+
+def _uses_test_database(item) -> bool:
+    return bool(item.get_closest_marker("django_db")) or bool(DATABASE_FIXTURES & set(item.fixturenames))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    """A test file without its kind fails collection, and so the run (serially, before any test runs)."""
+    report = yield
+    if isinstance(collector, pytest.Module) and report.passed:
+        problem = kind_problem(collector.obj)
+        if problem:
+            report.outcome = "failed"
+            report.longrepr = problem
+    return report
 
 
 @pytest.fixture(scope="session", autouse=True)

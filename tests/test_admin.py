@@ -18,7 +18,7 @@ from events.models import Activity, Event, Notification, Registration, VisitorSt
 from tests.factories import ActivityFactory, EventFactory, RegistrationFactory, SavedEventFactory, UserFactory
 from tests.tasks import run_tasks
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 EVENT_CHANGELIST = reverse("admin:events_event_changelist")
 

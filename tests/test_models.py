@@ -10,7 +10,7 @@ from events.choices import RegistrationStatus
 from events.models import Activity, Event, Registration, RetiredEventId, SavedEvent
 from tests.factories import EventFactory, RegistrationFactory, SavedEventFactory, UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def assert_rejected(write) -> None:

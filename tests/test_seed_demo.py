@@ -13,7 +13,7 @@ from events import demo_data
 from events.choices import EventStatus, Level, Location, Price, RegistrationStatus
 from events.models import Activity, Event, Registration, SavedEvent, VisitorState
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 TAIPEI = ZoneInfo("Asia/Taipei")
 # The day the demo data was written: past events are before it, upcoming ones after it (in 2027).

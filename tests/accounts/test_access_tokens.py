@@ -16,7 +16,7 @@ from accounts.models import AccessToken
 from events.models import Registration, SavedEvent
 from tests.factories import EventFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 EN = {"Accept-Language": "en"}
 

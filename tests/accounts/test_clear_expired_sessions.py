@@ -18,7 +18,7 @@ from events.tasks import sweep_waitlists
 from tests.factories import UserFactory
 from tests.tasks import run_tasks, start_worker
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 PERIODIC = (clear_expired_sessions, sweep_waitlists)
 

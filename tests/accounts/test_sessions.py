@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from accounts.models import Session
 from tests.factories import UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 PASSWORD = "a-long-pass-2027"
 MINE = "/api/me/registrations"  # only a signed-in person has registrations (anyone may have saves)

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from tests.factories import EventFactory, UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 EN = {"Accept-Language": "en"}
 PASSWORD = "correct-horse-battery"

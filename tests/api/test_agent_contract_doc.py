@@ -6,12 +6,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 
 from core import errors as site_errors
 from core import exceptions
 from events import errors
 from webmcp.registry import error_reasons
+
+pytestmark = pytest.mark.unit
 
 DOC = Path(settings.BASE_DIR) / "docs" / "agent-contract.md"
 

@@ -10,6 +10,8 @@ from events.models import Registration
 from tests.api.conftest import ApiClient
 from tests.factories import EventFactory, UserFactory
 
+pytestmark = pytest.mark.integration
+
 THREADS = 40
 CAPACITY = 10
 

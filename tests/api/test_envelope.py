@@ -19,7 +19,7 @@ from tests.api.conftest import ApiClient, assert_envelope
 from tests.api.urls_failing import RaisingApi
 from tests.factories import EventFactory, UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 @pytest.fixture

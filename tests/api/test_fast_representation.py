@@ -14,7 +14,7 @@ from events import selectors
 from events.contract import EventSummarySerializer, SearchOutput
 from tests.factories import EventFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def generic(serializer: serializers.Serializer, instance) -> dict:

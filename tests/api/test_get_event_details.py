@@ -5,7 +5,7 @@ import pytest
 from tests.api.conftest import assert_envelope
 from tests.factories import EventFactory, RegistrationFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def test_get_event_details_returns_everything_public(api):

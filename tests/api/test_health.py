@@ -15,6 +15,8 @@ from django.conf import settings
 
 from webmcp.registry import catalogue_fingerprint
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.mark.django_db
 def test_health_reports_version_revision_fingerprint_and_database(client):

@@ -11,7 +11,7 @@ from events.models import WaitlistEntry
 from tests.api.conftest import ApiClient, assert_envelope
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 WAITLIST = "/api/events/evt-full/waitlist"
 REGISTRATION = "/api/events/evt-full/registration"

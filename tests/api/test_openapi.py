@@ -4,7 +4,7 @@ import pytest
 from django.core.management import call_command
 from drf_spectacular.validation import validate_schema
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 ENDPOINTS = {
     ("/api/events", "get"): "search_events",

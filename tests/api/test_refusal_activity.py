@@ -14,7 +14,7 @@ from events.models import Activity
 from tests.api.conftest import ApiClient, assert_envelope
 from tests.factories import EventFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def rows() -> list[tuple[str, str, str, str | None]]:

@@ -7,7 +7,7 @@ from events.models import Registration
 from tests.api.conftest import ApiClient, assert_envelope
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 URL = "/api/events/evt-reg/registration"
 

@@ -10,6 +10,8 @@ from rest_framework.utils.serializer_helpers import ReturnDict
 
 from core.renderers import OrjsonRenderer
 
+pytestmark = pytest.mark.unit
+
 SAMPLES = {
     "search answer": {
         "ok": True,

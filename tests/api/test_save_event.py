@@ -6,7 +6,7 @@ from events.models import Activity, SavedEvent
 from tests.api.conftest import assert_envelope
 from tests.factories import EventFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from events.models import Activity
 from tests.api.conftest import assert_envelope
 from tests.factories import EventFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from events.choices import Level, Location, Price
 from tests.factories import EventFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 QUERY = "location=taipei&price=free&level=beginner"
 
 

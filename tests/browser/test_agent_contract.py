@@ -18,6 +18,8 @@ from harness.tools import (
     wait_for_tools,
 )
 
+pytestmark = pytest.mark.browser
+
 LIST_TOOLS = {"search_events", "get_event_details", "save_event"}
 OPEN = {"get_event_details", "save_event", "register_event"}
 REGISTERED = {"get_event_details", "save_event", "cancel_registration"}

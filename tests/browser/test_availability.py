@@ -4,6 +4,8 @@ import pytest
 
 from harness.tools import manifest
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.mark.parametrize("path", ["/events/", "/events/evt-webmcp-intro/"])
 def test_imperative_tools_are_registered_by_dom_content_loaded(page, path):

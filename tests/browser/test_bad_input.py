@@ -6,6 +6,8 @@ from playwright.sync_api import Error as PlaywrightError
 from events.models import Registration, SavedEvent
 from harness.tools import manifest, wait_for_tools
 
+pytestmark = pytest.mark.browser
+
 BAD_BY_ID = [
     {"event_id": "evt-webmcp-intro", "extra": 1},
     {"event_id": 123},

@@ -13,6 +13,8 @@ from harness.tools import manifest, wait_for_tools
 from tests.factories import EventFactory, RegistrationFactory
 from webmcp.registry import Binding, registry
 
+pytestmark = pytest.mark.browser
+
 BROWSER_ANNOTATIONS = {
     "readOnlyHint": "readOnly",
     "untrustedContentHint": "untrustedContent",

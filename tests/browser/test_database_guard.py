@@ -13,6 +13,8 @@ from django.db import connections
 
 from tests.browser.conftest import _refuse_unless_test_database
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.mark.django_db
 def test_the_guard_lets_the_test_database_through_and_stops_any_other():

@@ -1,8 +1,12 @@
 """Faults on the tool path: a write whose answer is lost is reported as UNKNOWN_OUTCOME and never
 retried by the runtime; the agent is told to check before retrying."""
 
+import pytest
+
 from events.models import Activity, SavedEvent
 from harness.tools import wait_for_tools
+
+pytestmark = pytest.mark.faults
 
 
 def test_a_write_whose_response_is_lost_is_unknown_outcome_and_not_retried(

@@ -2,7 +2,11 @@
 
 import json
 
+import pytest
+
 from harness.tools import wait_for_tools
+
+pytestmark = pytest.mark.browser
 
 DETAIL_TOOLS = {"get_event_details", "save_event", "register_event"}
 

@@ -1,11 +1,15 @@
 """The waiting list through the tools in Chromium: join a full event, see the place, get the offer when
 a seat frees, claim it with register_event (the person confirms), or decline it with leave_waitlist."""
 
+import pytest
+
 from core.visitors import Visitor
 from events import actions
 from events.choices import RegistrationStatus, WaitlistStatus
 from events.models import Registration, WaitlistEntry
 from harness.tools import finish_tool_call, start_tool_call, wait_for_tools
+
+pytestmark = pytest.mark.browser
 
 FULL = {"get_event_details", "save_event", "join_waitlist"}
 WAITING = {"get_event_details", "save_event", "leave_waitlist"}

@@ -24,6 +24,8 @@ from django.conf import settings
 
 from harness.chromium import CHROMIUM, CHROMIUM_ARGS
 
+pytestmark = pytest.mark.judges
+
 LIGHTHOUSE_DIR = Path(settings.BASE_DIR) / "lighthouse"
 LIGHTHOUSE_CLI = LIGHTHOUSE_DIR / "node_modules" / "lighthouse" / "cli" / "index.js"
 AGENTIC = "agentic-browsing"

@@ -1,7 +1,11 @@
 """Mode: an agent's call is recorded as `agent`, the same action clicked by a person as `ui`."""
 
+import pytest
+
 from events.models import Activity
 from harness.tools import wait_for_tools
+
+pytestmark = pytest.mark.browser
 
 
 def test_agent_and_person_are_recorded_by_mode_with_the_same_outcome(page, sign_in, make_user, make_event):

@@ -1,6 +1,10 @@
 """NAV: at every step of a visit the registered tools equal that route's manifest."""
 
+import pytest
+
 from harness.tools import manifest, wait_for_tools
+
+pytestmark = pytest.mark.browser
 
 
 def assert_tools_follow_manifest(page) -> None:

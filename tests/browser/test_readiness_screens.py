@@ -8,6 +8,8 @@ from readiness.reports import import_report
 from tests.factories import ActivityFactory, UserFactory
 from tests.readiness.test_dashboard import report
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_the_dashboard_draws_its_charts_without_console_errors(browser, server, orm, width):

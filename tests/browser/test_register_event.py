@@ -1,8 +1,12 @@
 """register_event / cancel_registration: the agent fills, the person confirms, the tools follow."""
 
+import pytest
+
 from events.choices import RegistrationStatus
 from events.models import Registration
 from harness.tools import finish_tool_call, start_tool_call, tool_call_pending, wait_for_tools
+
+pytestmark = pytest.mark.browser
 
 OPEN = {"get_event_details", "save_event", "register_event"}
 REGISTERED = {"get_event_details", "save_event", "cancel_registration"}

@@ -1,7 +1,11 @@
 """WRITE: save_event twice through the tool; the page and the saved list follow exactly once."""
 
+import pytest
+
 from events.models import SavedEvent
 from harness.tools import manifest, wait_for_tools
+
+pytestmark = pytest.mark.browser
 
 
 def test_save_event_twice_saves_once_and_the_page_shows_it(page, sign_in, make_user, orm):

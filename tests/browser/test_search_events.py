@@ -2,9 +2,13 @@
 
 from urllib.parse import parse_qs, urlparse
 
+import pytest
+
 from events.contract import EventSearchInput
 from harness.tools import visible_event_ids, wait_for_tools
 from webmcp.registry import registry
+
+pytestmark = pytest.mark.browser
 
 
 def search_tool(page) -> dict:

@@ -5,6 +5,8 @@ import pytest
 
 from harness.tools import wait_for_tools
 
+pytestmark = pytest.mark.browser
+
 PAGES = ["/events/", "/events/evt-webmcp-intro/", "/me/", "/accounts/login/", "/api/docs/"]
 
 

@@ -20,6 +20,8 @@ import pytest
 
 from harness import audit
 
+pytestmark = pytest.mark.integration
+
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 LOCK = """

@@ -6,7 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from django.conf import settings
+
+pytestmark = pytest.mark.unit
 
 SETTINGS = Path(settings.BASE_DIR) / "config" / "settings.py"
 README = Path(settings.BASE_DIR) / "README.md"

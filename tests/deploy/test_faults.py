@@ -18,6 +18,8 @@ from django.conf import settings
 
 from bench.faults import unavailable
 
+pytestmark = [pytest.mark.faults, pytest.mark.serial]
+
 
 def test_a_database_restart_loses_no_acknowledged_write():
     why = unavailable()

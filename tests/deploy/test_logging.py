@@ -14,6 +14,8 @@ import sys
 import pytest
 from django.conf import settings
 
+pytestmark = pytest.mark.integration
+
 # A 4xx as Django's request handler logs it, an INFO record of Django's, and a request line of the
 # development server (`make run`).
 EMIT = (

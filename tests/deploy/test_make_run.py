@@ -17,7 +17,10 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 from django.conf import settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def _free_port() -> int:

@@ -7,7 +7,10 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from django.conf import settings
+
+pytestmark = pytest.mark.unit
 
 
 def make(*args: str, path_first: Path) -> subprocess.CompletedProcess:
@@ -41,3 +44,23 @@ def test_a_working_uv_on_path_is_used(tmp_path: Path):
     working = fake_uv(tmp_path / "bin", 'echo "uv 0.9.0"\n')
     chosen = make("which-uv", path_first=working.parent)
     assert chosen.stdout.strip() == str(working)
+
+
+def test_test_fast_leaves_out_the_slow_kinds_and_installs_no_browser_or_judges(tmp_path: Path):
+    """`make test-fast` selects on the file kinds (tests/kinds.py) and needs neither Chromium nor npm;
+    `make test` installs both and runs the whole suite: the serial part alone, the rest on two workers."""
+    fast = make("-n", "test-fast", path_first=tmp_path)
+    assert fast.returncode == 0, fast.stderr
+    assert '-m "not (browser or judges or fuzz or faults or slow)"' in fast.stdout
+    assert "chromium" not in fast.stdout and "npm" not in fast.stdout
+    whole = make(
+        "-n", "-W", "lighthouse/package.json", "-W", "mcp-judges/package.json", "test", path_first=tmp_path
+    )
+    assert whole.returncode == 0, whole.stderr
+    assert "chromium" in whole.stdout and "ci --prefix lighthouse" in whole.stdout
+    assert "ci --prefix mcp-judges" in whole.stdout
+    runs = [line.split("-m pytest", 1)[1] for line in whole.stdout.splitlines() if "-m pytest" in line]
+    assert [run.split(";")[0].split() for run in runs] == [
+        ["--suite-part=serial"],
+        ["-n", "2", "--dist", "loadgroup", "--suite-part=parallel"],
+    ]

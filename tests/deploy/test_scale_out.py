@@ -19,6 +19,8 @@ from django.test import Client
 from tests.factories import EventFactory, UserFactory
 from tests.tasks import start_gunicorn
 
+pytestmark = pytest.mark.integration
+
 REDIS = ("127.0.0.1", 6379)
 CSRF = "s" * 32
 

@@ -11,6 +11,8 @@ from evals.__main__ import main
 from evals.bank import CASES_DIR, CATEGORIES, SIDECAR_NAME, BankError, case_files, load_bank
 from events.demo_data import DEMO_EVENTS, DEMO_REGISTRATIONS, DEMO_USERS
 
+pytestmark = pytest.mark.unit
+
 UPSTREAM_NODE_KEYS = {"functionName", "arguments", "result", "optional"}
 # webmcp-evals' message types (src/types/evals.ts): content, function call and function response
 UPSTREAM_MESSAGES = {

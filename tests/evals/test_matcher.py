@@ -8,6 +8,8 @@ from evals.bank import Case, CaseMeta, load_bank
 from evals.grading import grade
 from evals.matcher import Call, evaluate_trajectory, matches_value
 
+pytestmark = pytest.mark.unit
+
 VALUES = [
     # literals: strict JSON equality
     (1, 1, True),

@@ -12,6 +12,8 @@ from evals.mcp_client import page_text, route_event_id
 from evals.runner import mcp_account_reason, mcp_not_applicable
 from evals.stub_model import with_page_event
 
+pytestmark = pytest.mark.unit
+
 TOOLS = {
     "search_events",
     "get_event_details",

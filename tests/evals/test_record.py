@@ -21,6 +21,8 @@ import evals.__main__ as cli
 from evals import report as reports
 from harness.revision import PROJECT_DIR
 
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
 RELEASE = {"revision": "rec0rd5ha1", "toolCatalogueFingerprint": "sha256:catalogue"}
 
 

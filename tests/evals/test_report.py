@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from evals import report as reports
 from evals.__main__ import main
 from evals.bank import load_bank
 from evals.runner import regrade, settle_outcomes
+
+pytestmark = pytest.mark.unit
 
 RELEASE = {"revision": "abc123", "toolCatalogueFingerprint": "sha256:one", "version": "0.1.0", "status": "ok"}
 NEXT_RELEASE = {**RELEASE, "revision": "def456"}

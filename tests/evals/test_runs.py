@@ -23,6 +23,8 @@ from evals.server import PROJECT_DIR, SeededServer
 from evals.stub_model import StubModelServer
 from harness.chromium import CHROMIUM
 
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
 
 def in_chromium(test):
     """The WebMCP path: a real Chromium (the MCP path needs none)."""

@@ -14,7 +14,7 @@ from events.choices import RegistrationStatus, WaitlistStatus
 from events.models import Activity, Registration, WaitlistEntry
 from tests.factories import UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 FULL = "evt-django-code-review-hours"
 SEEDED = {"capacity": 2, "confirmed": 2, "held": 0, "waiting": 0}

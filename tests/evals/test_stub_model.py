@@ -16,6 +16,8 @@ from evals.matcher import Call
 from evals.model import ChatClient, ModelConfig, ModelError, chat_messages, strip_combinators, tool_specs
 from evals.stub_model import Script, StubModelServer
 
+pytestmark = pytest.mark.integration
+
 SEARCH_TOOL = {
     "name": "search_events",
     "description": "Search events.",

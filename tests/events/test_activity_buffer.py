@@ -20,7 +20,7 @@ from events.models import Activity, ActivityCount
 from tests.factories import EventFactory
 from tests.tasks import start_gunicorn
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture

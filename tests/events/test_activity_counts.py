@@ -24,7 +24,7 @@ from events import actions, activity
 from events.models import Activity, ActivityCount
 from tests.factories import EventFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def counted() -> dict[tuple, int]:

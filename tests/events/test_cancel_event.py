@@ -13,7 +13,7 @@ from events.models import Activity, Registration
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 from tests.tasks import run_tasks
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 ORGANISER_USE_CASES = [services.cancel_event, services.publish_event, services.unpublish_event]
 

@@ -14,7 +14,7 @@ from tests.factories import EventFactory, RegistrationFactory
 
 from .conftest import MODES, activity, version
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def cancel(visitor, event_id):

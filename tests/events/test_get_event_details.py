@@ -13,7 +13,7 @@ from tests.factories import EventFactory, RegistrationFactory, SavedEventFactory
 
 from .conftest import MODES, activity
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def details(visitor, event_id):

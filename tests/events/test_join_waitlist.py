@@ -24,7 +24,7 @@ from tests.factories import EventFactory, RegistrationFactory, UserFactory
 
 from .conftest import activity, version
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def join(visitor, event):

@@ -7,7 +7,7 @@ from django.db import connection
 from events.models import Event
 from tests.factories import EventFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def plan(word: str) -> str:

@@ -14,7 +14,7 @@ from events.models import Registration
 from events.selectors import list_registrations
 from tests.factories import EventFactory, RegistrationFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 CONFIRMED, CANCELLED = RegistrationStatus.CONFIRMED, RegistrationStatus.CANCELLED
 

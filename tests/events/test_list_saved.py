@@ -12,7 +12,7 @@ from events.models import SavedEvent
 from events.selectors import list_saved
 from tests.factories import EventFactory, RegistrationFactory, SavedEventFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def saved_at(save: SavedEvent, minutes_ago: int) -> None:

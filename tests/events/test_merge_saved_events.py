@@ -10,7 +10,7 @@ from tests.factories import EventFactory, SavedEventFactory
 
 from .conftest import version
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 TOKEN = "anon-token-0001"
 

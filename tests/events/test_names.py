@@ -13,6 +13,8 @@ from tests.factories import EventFactory, RegistrationFactory, UserFactory
 from webmcp.registry import registry
 from webmcp.routing import url_parameter_sets
 
+pytestmark = pytest.mark.integration
+
 TOOLS = [tool.name for tool in registry.tools()]
 
 

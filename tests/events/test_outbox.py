@@ -23,7 +23,7 @@ from events.models import Notification
 from tests.factories import EventFactory, UserFactory
 from tests.tasks import run_tasks
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 @pytest.fixture

@@ -36,6 +36,8 @@ from events.policies import (
     permissions,
 )
 
+pytestmark = pytest.mark.unit
+
 NOW = datetime(2030, 6, 1, 10, 0, tzinfo=UTC)
 LATER = NOW + timedelta(days=7)
 EARLIER = NOW - timedelta(hours=1)

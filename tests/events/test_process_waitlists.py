@@ -22,7 +22,7 @@ from tests.tasks import run_tasks
 
 from .conftest import version
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def call(use_case, visitor: Visitor, event: Event):

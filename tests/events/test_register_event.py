@@ -20,7 +20,7 @@ from tests.tasks import run_tasks
 
 from .conftest import MODES, activity, version
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def register(visitor, event_id):

@@ -14,7 +14,7 @@ from tests.factories import EventFactory, SavedEventFactory
 
 from .conftest import MODES, activity
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from events.selectors import MAX_CACHED_OFFSET, SUMMARY_PAGE, _summary_page, sea
 from events.statements import StatementCache, StatementMismatch, compile_shape
 from tests.factories import EventFactory, SavedEventFactory, UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 TRICKY = ["Django", "100%", "10_%", "back\\slash", "工作坊", "%", "_", "a'b", 'quote"d']
 

@@ -12,7 +12,7 @@ from tests.factories import EventFactory, SavedEventFactory
 
 from .conftest import MODES, activity, version
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def unsave(visitor, event_id):

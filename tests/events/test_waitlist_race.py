@@ -6,6 +6,8 @@ from django.db import connection
 
 from bench import waitlist_race
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)

@@ -21,7 +21,7 @@ from events.models import Notification, Registration
 from tests.factories import EventFactory, UserFactory
 from tests.tasks import start_worker
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
 
 #: Quick retries and a short lease, so a test waits seconds where production waits minutes.
 WORKER_ENV = {

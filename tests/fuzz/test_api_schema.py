@@ -34,6 +34,8 @@ from schemathesis.specs.openapi.checks import (
 from config.wsgi import application
 from tests.factories import UserFactory
 
+pytestmark = pytest.mark.fuzz
+
 CONFORMANCE = [
     not_a_server_error,
     status_code_conformance,

@@ -22,6 +22,8 @@ from tests.fuzz.conftest import write_snapshot
 from tests.fuzz.test_tool_inputs import any_value, event_ids, extra_keys, search_input
 from webmcp.registry import registry
 
+pytestmark = pytest.mark.fuzz
+
 HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
 CODES = {
     "INVALID_INPUT",

@@ -31,6 +31,8 @@ from tests.fuzz.conftest import write_snapshot
 from webmcp.registry import registry
 from webmcp.routing import url_template
 
+pytestmark = pytest.mark.fuzz
+
 HTTP_STATUS = {"INVALID_INPUT": 400, "AUTH_REQUIRED": 401, "NOT_FOUND": 404, "CONFLICT": 409}
 
 # ---- what an agent may send -------------------------------------------------------------------

@@ -16,7 +16,7 @@ from tests.factories import EventFactory
 from webmcp.registry import registry
 from webmcp.routing import url_template
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 LINK = re.compile(r"\[([^\]]+)\]\(([^)]+)\)")
 

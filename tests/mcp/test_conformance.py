@@ -30,7 +30,7 @@ from tests.tasks import database_url
 
 from .judges import CONFORMANCE_CLI, require, run_node
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.judges, pytest.mark.django_db(transaction=True)]
 
 BASELINE = Path(__file__).with_name("conformance-baseline.yml")
 SPEC_VERSIONS = ["2026-07-28", "2025-11-25"]

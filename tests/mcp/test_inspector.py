@@ -18,7 +18,7 @@ from tests.factories import EventFactory, UserFactory
 
 from .judges import INSPECTOR_CLI, run_node
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.judges, pytest.mark.django_db(transaction=True)]
 
 TOOLS = [
     "search_events",

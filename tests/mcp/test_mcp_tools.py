@@ -10,7 +10,7 @@ from tests.factories import EventFactory
 
 from .conftest import MODES, connect, run
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 TOOL_NAMES = [
     "search_events",

@@ -13,7 +13,7 @@ from accounts.tokens import create_access_token
 from events.models import SavedEvent
 from tests.factories import EventFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 LEGACY = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
 

@@ -11,7 +11,7 @@ from django.test import Client
 from webmcp.mcp import CONFIRMATION_PARAM
 from webmcp.registry import registry
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 PAGES = ("event-list", "event-detail", "me")
 

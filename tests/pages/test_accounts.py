@@ -12,7 +12,7 @@ from core.visitors import SESSION_TOKEN_KEY
 from events.models import SavedEvent
 from tests.factories import EventFactory, SavedEventFactory, UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 PASSWORD = "correct-horse-battery"
 

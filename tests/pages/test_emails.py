@@ -13,7 +13,7 @@ from events.models import Notification
 from tests.factories import UserFactory
 from tests.tasks import run_tasks
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def test_registering_from_the_page_sends_one_email_with_the_ics(signed_in_en_client, user, event, settings):

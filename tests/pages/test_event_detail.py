@@ -12,7 +12,7 @@ from tests.factories import EventFactory, RegistrationFactory, SavedEventFactory
 
 from .conftest import DECLARATIVE_TOOL_ATTRIBUTES, HTMX, manifest_tools
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def detail(client, event, **kwargs):

@@ -18,7 +18,7 @@ from tests.tasks import run_tasks
 
 from .conftest import EN, HTMX, manifest_in, manifest_tools
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def url(event, action: str) -> str:

@@ -6,7 +6,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def test_default_language_is_traditional_chinese(client, event):

@@ -13,7 +13,7 @@ from icalendar import Calendar
 from events.choices import Location
 from tests.factories import EventFactory, RegistrationFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 TAIPEI = ZoneInfo("Asia/Taipei")
 
 

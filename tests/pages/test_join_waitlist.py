@@ -18,7 +18,7 @@ from tests.factories import EventFactory, RegistrationFactory, UserFactory
 
 from .conftest import EN, HTMX, manifest_tools
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 ISLAND = re.compile(r'<script id="webmcp-result" type="application/json">(.*?)</script>', re.S)
 

@@ -10,7 +10,7 @@ from tests.factories import EventFactory, RegistrationFactory, SavedEventFactory
 
 from .conftest import HTMX, manifest_tools
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def test_anonymous_me_shows_session_saves_and_an_invitation(en_client, event):

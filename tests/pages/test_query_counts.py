@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from tests.factories import EventFactory, RegistrationFactory, SavedEventFactory, UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def queries(client, url: str) -> int:

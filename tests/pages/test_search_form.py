@@ -10,6 +10,8 @@ from rest_framework import serializers
 from events.contract import EventSearchInput
 from events.forms import EventSearchForm
 
+pytestmark = pytest.mark.unit
+
 
 def test_search_form_fields_equal_the_serializer_fields():
     assert list(EventSearchForm.base_fields) == list(EventSearchInput().fields)

@@ -2,7 +2,10 @@
 
 from pathlib import Path
 
+import pytest
 from django.conf import settings
+
+pytestmark = pytest.mark.unit
 
 
 def test_no_multi_line_hash_comments_in_templates():

@@ -27,7 +27,7 @@ from tests.tasks import run_tasks
 
 from .conftest import EN, manifest_in, manifest_tools
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 LIST = "/events/"
 ORIGIN = "http://testserver"

@@ -15,7 +15,7 @@ from core.revision import revision
 from readiness.reports import import_report
 from tests.factories import ActivityFactory, EventFactory, UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 URL = "/admin/agent-readiness/"
 EN = {"Accept-Language": "en"}

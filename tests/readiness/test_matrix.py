@@ -16,7 +16,7 @@ from tests.factories import EventFactory, RegistrationFactory, UserFactory
 from tests.pages.conftest import manifest_in
 from webmcp.mcp import mcp_tools
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
 def offered(client: Client, path: str) -> list[str]:

@@ -10,6 +10,8 @@ from django.conf import settings
 
 from tests.factories import EventFactory
 
+pytestmark = pytest.mark.integration
+
 PRODUCTION_ENV = {
     "DEBUG": "0",
     "SECRET_KEY": "x7Hq2-documented-production-example-only-9fK3mZ8vR1tY6wB4nC0pL5sD-eJ",

@@ -11,6 +11,8 @@ from webmcp import registry as registry_module
 from webmcp.checks import check_registry
 from webmcp.registry import Binding, Exposure, Registry, ToolDeclaration
 
+pytestmark = pytest.mark.unit
+
 
 class WithDate(serializers.Serializer):
     day = serializers.DateField()

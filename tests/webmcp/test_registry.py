@@ -29,6 +29,8 @@ from webmcp.registry import (
 )
 from webmcp.routing import url_template
 
+pytestmark = pytest.mark.unit
+
 EMPTY = {"type": "object", "properties": {}, "additionalProperties": False}
 
 

@@ -21,6 +21,8 @@ from webmcp.responses import (
     with_tool_result,
 )
 
+pytestmark = pytest.mark.unit
+
 factory = RequestFactory()
 
 

@@ -12,6 +12,8 @@ from rest_framework import serializers
 from tests.webmcp.declarations import ItemSearchInput, ItemSearchInputV2
 from webmcp.schema import SchemaGenerationError, empty_object_schema, input_schema
 
+pytestmark = pytest.mark.unit
+
 
 def schema_of(field: serializers.Field) -> dict:
     """The property schema of `field` as the only field of a serializer."""

@@ -14,6 +14,8 @@ from tests.webmcp.helpers import BREAKOUT, Elements, page_request
 from webmcp import registry as registry_module
 from webmcp.registry import Binding, Exposure, Registry, ToolDeclaration
 
+pytestmark = pytest.mark.unit
+
 
 def render(source: str, **context: Any) -> str:
     return Template("{% load webmcp %}" + source).render(Context(context))

@@ -12,6 +12,8 @@ from tests.webmcp.declarations import build_registry, tool
 from webmcp import registry as registry_module
 from webmcp.registry import Registry
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture
 def registry(monkeypatch: pytest.MonkeyPatch) -> Registry:

@@ -1,0 +1,41 @@
+"""Every test file declares its kind (tests/kinds.py); a file without one fails collection."""
+
+from __future__ import annotations
+
+import tomllib
+from types import ModuleType
+
+import pytest
+from django.conf import settings
+
+from tests.kinds import KINDS, kind_problem
+
+pytestmark = pytest.mark.unit
+
+
+def module(**attributes) -> ModuleType:
+    made = ModuleType("tests.test_example")
+    made.__dict__.update(attributes)
+    return made
+
+
+def test_one_kind_alone_or_in_a_list_is_enough():
+    assert kind_problem(module(pytestmark=pytest.mark.unit)) is None
+    assert kind_problem(module(pytestmark=[pytest.mark.integration, pytest.mark.django_db])) is None
+    assert kind_problem(module(pytestmark=[pytest.mark.integration, pytest.mark.slow])) is None
+
+
+def test_a_file_without_a_kind_or_with_two_is_refused():
+    assert "declares no kind" in kind_problem(module())
+    assert "declares no kind" in kind_problem(module(pytestmark=pytest.mark.django_db))
+    assert "declares integration, unit" in kind_problem(
+        module(pytestmark=[pytest.mark.unit, pytest.mark.integration])
+    )
+
+
+def test_every_kind_is_a_registered_marker():
+    options = tomllib.loads((settings.BASE_DIR / "pyproject.toml").read_text())["tool"]["pytest"][
+        "ini_options"
+    ]
+    registered = {line.split(":")[0] for line in options["markers"]}
+    assert set(KINDS) | {"slow"} <= registered
