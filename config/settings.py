@@ -228,7 +228,7 @@ WAITLIST_SWEEP_MINUTES = float(os.environ.get("WAITLIST_SWEEP_MINUTES", "5"))
 ACTIVITY_FLUSH_SECONDS = float(os.environ.get("ACTIVITY_FLUSH_SECONDS", "1"))
 ACTIVITY_BATCH_ROWS = int(os.environ.get("ACTIVITY_BATCH_ROWS", "200"))
 
-# The API search's statement is compiled once per shape (events/statements.py). With this on (the tests
+# The API search's statement is compiled once per shape (core/statements.py). With this on (the tests
 # turn it on), every call also compiles it through the ORM and fails unless both agree exactly.
 STATEMENT_CACHE_VERIFY = os.environ.get("STATEMENT_CACHE_VERIFY", "") == "1"
 

@@ -11,20 +11,20 @@ from django.db.models import Exists, Func, IntegerField, OuterRef, Q, QuerySet, 
 from django.utils import timezone
 
 from core.errors import AuthRequired
+from core.statements import StatementCache
 from core.visitors import Visitor
 
 from .choices import ACTIVE_WAITLIST, RegistrationStatus
 from .errors import EventNotFound
 from .models import Event, Registration, SavedEvent, VisitorState, WaitlistEntry, count_rows
 from .policies import VisitorFacts
-from .statements import StatementCache
 
 QUERY_MAX_LENGTH = 100
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 50
 #: Far beyond any catalogue, and small enough for every database's OFFSET (SQLite's is 64-bit).
 MAX_OFFSET = 1_000_000_000
-#: Search pages up to this offset use compiled statements (events/statements.py); deeper ones the ORM.
+#: Search pages up to this offset use compiled statements (core/statements.py); deeper ones the ORM.
 MAX_CACHED_OFFSET = 200
 COUNT_ALL = Func(template="COUNT(*)", output_field=IntegerField())
 #: What a search result's event carries without seats: the API's and the tools' event summary.
@@ -121,7 +121,7 @@ def search_events(
         page: list = list(
             _page(events.with_seats(), events, owner=saved_owner(visitor))[offset : offset + limit]
         )
-    else:  # the same statement, compiled once per shape (events/statements.py)
+    else:  # the same statement, compiled once per shape (core/statements.py)
         values: dict[str, object] = {"now": now, **({"query": query} if query else {}), **filters}
         column = None
         if owner := saved_owner(visitor):

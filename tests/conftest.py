@@ -69,7 +69,7 @@ def activity_written_at_once(settings):
 
 @pytest.fixture(autouse=True)
 def compiled_statements_checked(settings):
-    """Each search through a compiled statement (events/statements.py) is compared with the ORM's own
+    """Each search through a compiled statement (core/statements.py) is compared with the ORM's own
     compile of the same call: any difference fails the test that made the call."""
     settings.STATEMENT_CACHE_VERIFY = True
 

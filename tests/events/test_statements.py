@@ -1,4 +1,4 @@
-"""events/statements.py: a statement compiled once per shape gives exactly what the ORM gives, and a
+"""core/statements.py: a statement compiled once per shape gives exactly what the ORM gives, and a
 shape whose values it cannot place is left to the ORM."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.statements import StatementCache, StatementMismatch, compile_shape
 from core.visitors import Visitor
 from events.models import Event
 from events.selectors import MAX_CACHED_OFFSET, SUMMARY_PAGE, _summary_page, search_events
-from events.statements import StatementCache, StatementMismatch, compile_shape
 from tests.factories import EventFactory, SavedEventFactory, UserFactory
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
@@ -131,3 +131,20 @@ def test_deep_pages_are_left_to_the_orm_and_take_no_place_in_the_cache(catalogue
     for offset in range(MAX_CACHED_OFFSET + 1, MAX_CACHED_OFFSET + 4):
         assert search_events(visitor=Visitor(), offset=offset).total == 15
     assert len(SUMMARY_PAGE._compiled) == compiled
+
+
+@pytest.mark.parametrize("query", [None, "Django", "10_%", "工作坊", "%"])
+@pytest.mark.parametrize("saved_by", [False, True])
+def test_the_production_path_without_verification_answers_what_the_orm_answers(
+    settings, catalogue, query, saved_by
+):
+    """What the site runs: the cached statement alone, never compared with the ORM as it runs."""
+    settings.STATEMENT_CACHE_VERIFY = False
+    values = {"now": timezone.now(), **({"query": query} if query else {})}
+    owner = ("user_id", catalogue.pk) if saved_by else None
+    if owner:
+        values["owner"] = owner[1]
+    shape = (5, 0, owner[0] if owner else None)
+    first = SUMMARY_PAGE.rows(shape, values)  # compiles the shape
+    assert first == orm_rows(shape, values)
+    assert SUMMARY_PAGE.rows(shape, values) == first  # and then only binds its values
