@@ -1,6 +1,7 @@
 """Compiled statements: an ORM statement is built and compiled once per shape, then only its values are
 bound. The one place the site relies on Django's private query internals (`SQLCompiler`, a queryset's
-`query`): kept because the API search's target row in `make bench` misses without it.
+`query`), kept for the API search: building and compiling its statement was the largest cost left in
+a request (bench/profiles/README.md).
 
 Why: after the second performance round, building and compiling the API search's one statement in the
 ORM was the largest cost left in a request (bench/profiles/README.md): more than sending it and
