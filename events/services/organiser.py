@@ -11,15 +11,13 @@ from django.utils import timezone
 from core.errors import PermissionDenied
 from core.visitors import Visitor
 
-from .. import policies
 from ..choices import ACTIVE_WAITLIST, EventStatus, NotificationKind, RegistrationStatus, WaitlistStatus
 from ..errors import EventNotFound, RegistrationNotFound
 from ..mail import outbox
 from ..models import Event, Registration, WaitlistEntry
-from ..selectors import state_version
-from .common import bump_state_version, visitor_facts
+from .common import bump_state_version
 from .ledger import anyone_waiting, process_queue
-from .registrations import CancelResult
+from .registrations import CancelResult, cancel_locked
 
 
 @transaction.atomic
@@ -41,21 +39,7 @@ def cancel_attendee_registration(*, visitor: Visitor, registration_id: int) -> C
     )
     registration.event = event
     holder = Visitor(user=registration.user)
-    if not registration.is_active:
-        return CancelResult(
-            registration=registration, already_cancelled=True, state_version=state_version(visitor=holder)
-        )
-    now = timezone.now()
-    policies.may_cancel(
-        policies.EventFacts.of(event), visitor_facts(holder, registered=True), now=now
-    ).enforce()
-    registration.status = RegistrationStatus.CANCELLED
-    registration.save(update_fields=["status", "updated_at"])
-    if registration.anyone_waiting:
-        process_queue(event, now=now)
-    return CancelResult(
-        registration=registration, already_cancelled=False, state_version=bump_state_version(visitor=holder)
-    )
+    return cancel_locked(registration, holder=holder, anyone_waiting=registration.anyone_waiting)
 
 
 @dataclass(frozen=True)

@@ -112,18 +112,24 @@ def cancel_registration(*, visitor: Visitor, event_id: str) -> CancelResult:
     if registration is None:
         raise RegistrationNotFound()
     registration.event = event  # the answer names it: no second read
+    return cancel_locked(registration, holder=visitor, anyone_waiting=registration.anyone_waiting)
+
+
+def cancel_locked(registration: Registration, *, holder: Visitor, anyone_waiting: bool) -> CancelResult:
+    """Cancel `registration` for whoever asks, its event locked by the caller (`anyone_waiting` read
+    under the lock): a cancelled one says so and changes nothing; otherwise `may_cancel` decides, the
+    freed seat goes to the first person waiting and the holder's stateVersion rises."""
     if not registration.is_active:
         return CancelResult(
-            registration=registration, already_cancelled=True, state_version=state_version(visitor=visitor)
+            registration=registration, already_cancelled=True, state_version=state_version(visitor=holder)
         )
     now = timezone.now()
-    policies.may_cancel(
-        policies.EventFacts.of(event), visitor_facts(visitor, registered=True), now=now
-    ).enforce()
+    facts = visitor_facts(holder, registered=True)
+    policies.may_cancel(policies.EventFacts.of(registration.event), facts, now=now).enforce()
     registration.status = RegistrationStatus.CANCELLED
     registration.save(update_fields=["status", "updated_at"])
-    if registration.anyone_waiting:  # the freed seat goes to the first waiting person
-        process_queue(event, now=now)
+    if anyone_waiting:  # the freed seat goes to the first waiting person
+        process_queue(registration.event, now=now)
     return CancelResult(
-        registration=registration, already_cancelled=False, state_version=bump_state_version(visitor=visitor)
+        registration=registration, already_cancelled=False, state_version=bump_state_version(visitor=holder)
     )
