@@ -23,9 +23,7 @@ from evals.server import PROJECT_DIR, SeededServer
 from evals.stub_model import StubModelServer
 from harness.chromium import CHROMIUM
 
-# One worker runs the module under pytest-xdist (make test): its server is a migrated, seeded site of
-# its own, 10-35 s to start, which a second worker would start again.
-pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.xdist_group("evals-runs")]
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def in_chromium(test):
