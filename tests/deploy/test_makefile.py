@@ -15,8 +15,9 @@ pytestmark = pytest.mark.unit
 
 def make(*args: str, path_first: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PATH": f"{path_first}:{os.environ['PATH']}"}
-    env.pop("MAKEFLAGS", None)
-    env.pop("MAKELEVEL", None)
+    # Neither the calling make's flags nor its command-line variables (PYTEST_ARGS, XDIST) come along.
+    for name in ("MAKEFLAGS", "MAKELEVEL", "PYTEST_ARGS", "XDIST"):
+        env.pop(name, None)
     return subprocess.run(
         ["make", "-s", *args], cwd=settings.BASE_DIR, env=env, capture_output=True, text=True, timeout=120
     )
