@@ -1,12 +1,11 @@
-"""Pages for people (layer 4): parse the request, call one use case, map a refusal, render.
+"""Pages for people (layer 4): parse the request, perform one action row, map a refusal, render.
 
 Every rule lives in `selectors` and `services`; these views only choose what to show. Writes answer an
 htmx request with the page's refreshed main region (so the WebMCP manifest inside it follows the new
 state at once) and a plain form post with a redirect (post/redirect/get).
 
-The same routes answer the page's WebMCP tool calls (`X-WebMCP-Tool`): the input is validated by the
-API's serializer, the use case runs once, and one answer carries the region the person sees and the
-result the agent gets (`webmcp.responses`); a refusal is the JSON envelope, the page left as it was.
+The WebMCP tool calls of the same routes are `events.agent.pages` (told apart at the route); they
+redraw the calling page's region with `redraw` and tell the person with `tell`, as these views do.
 """
 
 from __future__ import annotations
