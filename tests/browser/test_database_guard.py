@@ -3,7 +3,9 @@ before that must let a test database through and stop any other.
 
 The django_db marker also has pytest-django create the test database when this package runs alone (it
 makes one only for a selection with such a test); the other browser tests go without the marker,
-because its transaction would hold SQLite's write lock against the live server.
+because its transaction would hold SQLite's write lock against the live server. It is marked serial so
+that make test's serial part, whose browser tests (Lighthouse) carry no marker, gets its test database
+too; the parallel part has django_db tests all over.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from django.db import connections
 
 from tests.browser.conftest import _refuse_unless_test_database
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.serial]
 
 
 @pytest.mark.django_db
