@@ -9,5 +9,6 @@ class AccountsConfig(AppConfig):
         from django.db.models.signals import post_migrate  # noqa: PLC0415 (app loading: in ready())
 
         from . import signals  # noqa: PLC0415 (app loading: in ready())
+        from .oauth import checks  # noqa: F401, PLC0415 (registers the system check)
 
         post_migrate.connect(signals.schedule_session_sweep, sender=self, dispatch_uid="session_sweep")

@@ -1,4 +1,6 @@
-"""`Authorization: Bearer are_…` for the REST API: the token's person, with the token as `request.auth`.
+"""`Authorization: Bearer …` for the REST API: the token's person, with its `Credential` as
+`request.auth` (accounts.credentials: one path for personal access tokens and OAuth tokens; an OAuth
+token is bound to `/mcp`, so here it is refused like an unknown one).
 
 A request with a token needs no CSRF token (no cookie is involved); a request without one falls through
 to session authentication, which still checks CSRF on every write.
@@ -11,8 +13,8 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework.exceptions import AuthenticationFailed, Throttled
 from rest_framework.request import Request
 
+from .credentials import authenticate_bearer
 from .lockout import note_token_failure, token_pause
-from .tokens import authenticate_token
 
 
 def bearer(header: bytes | str) -> str | None:
@@ -20,6 +22,10 @@ def bearer(header: bytes | str) -> str | None:
     text = header.decode("latin-1") if isinstance(header, bytes) else header
     kind, _, value = text.partition(" ")
     return value.strip() if kind.lower() == "bearer" else None
+
+
+def api_resource() -> str:
+    return f"{settings.SITE_URL.rstrip('/')}/api"
 
 
 class BearerTokenAuthentication(BaseAuthentication):
@@ -30,11 +36,11 @@ class BearerTokenAuthentication(BaseAuthentication):
         wait = token_pause(request._request)
         if wait is not None:  # too many bad tokens from this client: no more guessing for a while
             raise Throttled(wait)
-        token = authenticate_token(raw)
-        if token is None:
+        credential = authenticate_bearer(raw, resource=api_resource())
+        if credential is None:
             note_token_failure(request._request)
             raise AuthenticationFailed("invalid_token")
-        return (token.user, token)
+        return (credential.user, credential)
 
     def authenticate_header(self, request: Request) -> str:
         return f'Bearer realm="{settings.SITE_NAME}"'

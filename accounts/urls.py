@@ -3,11 +3,14 @@
 from django.urls import include, path
 
 from . import views
+from .oauth import views as oauth_views
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("password_reset/", views.password_reset, name="password_reset"),
     path("tokens/", views.access_tokens, name="access-tokens"),
     path("tokens/<int:token_id>/revoke/", views.revoke_token, name="revoke-access-token"),
+    path("agents/", oauth_views.connected_agents, name="connected-agents"),
+    path("agents/<int:application_id>/revoke/", oauth_views.revoke_agent, name="revoke-connected-agent"),
     path("", include("django.contrib.auth.urls")),
 ]

@@ -1,8 +1,10 @@
-"""`/mcp`: the site's tools for headless agents (MCP, Streamable HTTP), with personal access tokens.
+"""`/mcp`: the site's tools for agents (MCP, Streamable HTTP), an OAuth 2.1 protected resource.
 
 Wiring only: `webmcp.mcp` serves the protocol from the registry, `events.agent.mcp` runs the tools, and
-`accounts.tokens` says who a bearer token belongs to. An invalid token is answered here, before the
-protocol: HTTP 401 with the envelope and a Bearer challenge.
+`accounts.credentials` says who a bearer token belongs to (a connected agent's OAuth token, bound to
+this resource, or a personal access token). An invalid token is answered here, before the protocol:
+HTTP 401 with the envelope and a Bearer challenge that names the resource's metadata
+(`accounts.oauth.resource`), where a client finds where the person signs in.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.authentication import bearer
+from accounts.credentials import Credential, authenticate_bearer
 from accounts.lockout import note_token_failure, token_pause
-from accounts.tokens import authenticate_token
+from accounts.oauth.resource import metadata_url
 from core.envelope import error_envelope, error_headers
 from core.errors import InvalidToken, RateLimited
 from core.visitors import Visitor
@@ -25,15 +28,24 @@ from events.agent import mcp as events_mcp
 from webmcp.mcp import McpAnswer, McpCall, mcp_view
 
 
+def _credential(request: HttpRequest) -> Credential | None:
+    return getattr(request, "credential", None)
+
+
 def _visitor(request: HttpRequest) -> Visitor:
-    token = getattr(request, "access_token", None)
-    return Visitor(user=token.user) if token is not None else Visitor()
+    credential = _credential(request)
+    return Visitor(user=credential.user) if credential is not None else Visitor()
 
 
 def _call(call: McpCall) -> McpAnswer:
-    token = getattr(call.request, "access_token", None)
-    scopes = frozenset(token.scopes) if token is not None else None
-    return events_mcp.answer(call, visitor=_visitor(call.request), scopes=scopes)
+    credential = _credential(call.request)
+    return events_mcp.answer(
+        call,
+        visitor=_visitor(call.request),
+        scopes=credential.scopes if credential is not None else None,
+        client=credential.client if credential is not None else "",
+        resource_metadata=metadata_url(),
+    )
 
 
 def _principal(request: HttpRequest) -> str:
@@ -64,13 +76,14 @@ def _authenticate(request: HttpRequest) -> HttpResponse | None:
     if wait is not None:  # too many bad tokens from this client (accounts.lockout)
         limited = RateLimited(extra={"retryAfter": wait})
         return JsonResponse(error_envelope(limited), status=429, headers=error_headers(limited))
-    token = authenticate_token(raw)
-    if token is None:
+    credential = authenticate_bearer(raw, resource=settings.MCP_RESOURCE)
+    if credential is None:
         note_token_failure(request)
         error = InvalidToken()
-        return JsonResponse(error_envelope(error), status=401, headers=error_headers(error))
-    request.access_token = token  # type: ignore[attr-defined]
-    request.user = token.user
+        headers = error_headers(error, resource_metadata=metadata_url())
+        return JsonResponse(error_envelope(error), status=401, headers=headers)
+    request.credential = credential  # type: ignore[attr-defined]
+    request.user = credential.user
     return None
 
 

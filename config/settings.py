@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "accounts",
     "readiness",
     "axes",
+    "oauth2_provider",
 ]
 
 MIDDLEWARE = [
@@ -231,6 +232,52 @@ ACTIVITY_BATCH_ROWS = int(os.environ.get("ACTIVITY_BATCH_ROWS", "200"))
 # The API search's statement is compiled once per shape (core/statements.py). With this on (the tests
 # turn it on), every call also compiles it through the ORM and fails unless both agree exactly.
 STATEMENT_CACHE_VERIFY = os.environ.get("STATEMENT_CACHE_VERIFY", "") == "1"
+
+# Agents sign in (accounts/oauth/): the site is the OAuth 2.1 authorization server of its own MCP
+# endpoint, on django-oauth-toolkit. The issuer is SITE_URL (https unless DEBUG, a system check says);
+# every token is bound to the one resource it serves, `SITE_URL/mcp` (RFC 8707).
+OAUTH_ISSUER = SITE_URL.rstrip("/")
+MCP_RESOURCE = f"{OAUTH_ISSUER}/mcp"
+# Redirect URI schemes a client may register besides https (and http on a loopback address): the
+# desktop clients' own (Cursor, VS Code). javascript:, data: and the like never.
+OAUTH_APP_SCHEMES = env_list("OAUTH_APP_SCHEMES", "cursor,vscode,vscode-insiders,windsurf")
+# Dynamic registrations: at most this many per client address an hour; one never used is deleted
+# after this many days (accounts/tasks.py).
+OAUTH_REGISTRATION_RATE = os.environ.get("OAUTH_REGISTRATION_RATE", "20/hour")
+OAUTH_UNUSED_CLIENT_DAYS = float(os.environ.get("OAUTH_UNUSED_CLIENT_DAYS", "30"))
+OAUTH2_PROVIDER = {
+    "OIDC_ISS_ENDPOINT": OAUTH_ISSUER,
+    "SCOPES_BACKEND_CLASS": "accounts.oauth.scopes.SiteScopes",
+    "OAUTH2_VALIDATOR_CLASS": "accounts.oauth.validator.ResourceBoundValidator",
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none", "client_secret_post", "client_secret_basic"],
+    "PKCE_REQUIRED": True,
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https", "http", *OAUTH_APP_SCHEMES],
+    "ALLOW_LOCALHOST_LOOPBACK": True,
+    "ACCESS_TOKEN_EXPIRE_SECONDS": int(os.environ.get("OAUTH_ACCESS_TOKEN_SECONDS", "3600")),
+    "REFRESH_TOKEN_EXPIRE_SECONDS": int(os.environ.get("OAUTH_REFRESH_TOKEN_DAYS", "90")) * 86400,
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "REQUEST_APPROVAL_PROMPT": "force",
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "COMPLIANT_BCP_RFC9700_REFRESH_TOKEN": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
+    "DCR_ENABLED": True,
+    "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
+    "CIMD_ENABLED": True,
+    "CIMD_METADATA_FETCHER": "accounts.oauth.clients.ClientMetadataFetcher",
+    "CIMD_MAX_DOCUMENT_SIZE": 8 * 1024,
+    "CIMD_FETCH_TIMEOUT_SECONDS": 5,
+    "OAUTH2_PROTECTED_RESOURCE_IDENTIFIER": MCP_RESOURCE,
+    "OAUTH2_PROTECTED_RESOURCE_AUTHORIZATION_SERVERS": [OAUTH_ISSUER],
+    "OAUTH2_PROTECTED_RESOURCE_NAME": SITE_NAME,
+}
 
 SESSION_ENGINE = "accounts.sessions"  # database sessions, read joined to their person
 # The worker deletes expired sessions this often (accounts/tasks.py; Django's clearsessions, scheduled).

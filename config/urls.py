@@ -1,4 +1,4 @@
-"""Top-level routes: pages, API, MCP, health, admin, i18n."""
+"""Top-level routes: pages, API, MCP and its authorization server, health, admin, i18n."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -20,6 +20,7 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("llms.txt", llms.llms_txt, name="llms-txt"),
     path("mcp", mcp.endpoint, name="mcp"),
+    path("", include("accounts.oauth.urls")),
     path("", include("events.urls")),
 ]
 

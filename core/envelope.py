@@ -34,21 +34,27 @@ def error_envelope(error: DomainError, *, state_version: int | None = None) -> d
     return body
 
 
-def error_headers(error: DomainError) -> dict[str, str]:
+def error_headers(error: DomainError, *, resource_metadata: str = "") -> dict[str, str]:
     """HTTP headers that go with the envelope: `Retry-After` when the error says how long to wait, and
-    a Bearer challenge (RFC 6750) when signing in or a better access token would help."""
+    a Bearer challenge (RFC 6750) when signing in or a better access token would help. On an OAuth
+    protected resource (`/mcp`), `resource_metadata` is its RFC 9728 document: the challenge points an
+    agent there to find where the person signs in, and names the scope the call needs."""
     headers: dict[str, str] = {}
-    realm = settings.SITE_NAME
     wait = error.extra.get("retryAfter")
     if wait is not None:
         headers["Retry-After"] = str(wait)
+    params = [f'resource_metadata="{resource_metadata}"'] if resource_metadata else []
+    params.append(f'realm="{settings.SITE_NAME}"')
+    scope = error.extra.get("scope", "")
     if isinstance(error, InvalidToken):
-        headers["WWW-Authenticate"] = f'Bearer realm="{realm}", error="invalid_token"'
-    elif isinstance(error, AuthRequired):
-        headers["WWW-Authenticate"] = f'Bearer realm="{realm}"'
+        params.append('error="invalid_token"')
     elif isinstance(error, InsufficientScope):
-        scope = error.extra.get("scope", "")
-        headers["WWW-Authenticate"] = f'Bearer realm="{realm}", error="insufficient_scope", scope="{scope}"'
+        params += ['error="insufficient_scope"', f'scope="{scope}"']
+    elif isinstance(error, AuthRequired):
+        params += [f'scope="{scope}"'] if scope else []
+    else:
+        return headers
+    headers["WWW-Authenticate"] = "Bearer " + ", ".join(params)
     return headers
 
 

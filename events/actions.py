@@ -98,6 +98,8 @@ class Caller:
     token_only: bool = False
     #: The request whose client the write rate counts (API and tool calls); None: not rate-limited.
     rate_request: HttpRequest | Any | None = None
+    #: The connected agent that holds the caller's OAuth token ("Claude (claude.ai)"); "" for none.
+    client: str = ""
 
 
 @dataclass
@@ -174,7 +176,7 @@ def perform(
     raw_event_id = data.get("event_id") if names_event and isinstance(data, Mapping) else None
     try:
         if action.writes and caller.token_only and caller.visitor.user is None:
-            raise TokenRequired()
+            raise TokenRequired(extra={"scope": action.scope or ""})
         if caller.scopes is not None and action.scope not in caller.scopes:
             raise InsufficientScope(extra={"scope": action.scope or ""})
         if action.writes and caller.rate_request is not None:

@@ -25,7 +25,13 @@ LIST, DETAIL, ME = "event-list", "event-detail", "me"
 def _of_action(name: str) -> dict[str, Any]:
     """What a declaration takes from its action row."""
     row = ACTIONS[name]
-    return {"name": row.name, "input_serializer": row.input, "consequential": row.consequential}
+    return {
+        "name": row.name,
+        "input_serializer": row.input,
+        "consequential": row.consequential,
+        "auth_scope": row.scope or "",
+        "auth_required": row.writes,
+    }
 
 
 def _state(context: ToolContext, key: str) -> bool:

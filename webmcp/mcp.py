@@ -80,6 +80,10 @@ class McpAnswer:
     #: For a preview: one sentence the person confirms ("Register alice for …?").
     preview: str = ""
     headers: dict[str, str] = field(default_factory=dict)  # e.g. WWW-Authenticate on the HTTP answer
+    #: An HTTP status for the whole answer instead of 200: 401 (sign in first) or 403 (a token without
+    #: the scope), which is what makes an MCP client start the person's sign-in; a tool error in a 200
+    #: never does.
+    status: int | None = None
 
 
 Caller = Callable[[McpCall], McpAnswer]
@@ -93,6 +97,7 @@ class _Request:
     http: HttpRequest
     principal: str
     headers: dict[str, str] = field(default_factory=dict)  # added to the HTTP answer
+    status: int | None = None  # replaces the HTTP answer's status (McpAnswer.status)
 
 
 _current: contextvars.ContextVar[_Request | None] = contextvars.ContextVar("webmcp_mcp_request", default=None)
@@ -100,7 +105,9 @@ _current: contextvars.ContextVar[_Request | None] = contextvars.ContextVar("webm
 
 def mcp_tool(declaration: ToolDeclaration) -> types.Tool:
     """The MCP description of a declared tool: the same words and schema as the browser gets."""
-    meta = {"untrustedContentHint": True} if declaration.untrusted_content else None
+    meta: dict[str, Any] = {"securitySchemes": security_schemes(declaration)}
+    if declaration.untrusted_content:
+        meta["untrustedContentHint"] = True
     return types.Tool(
         name=declaration.name,
         title=declaration.title or None,
@@ -116,6 +123,13 @@ def mcp_tool(declaration: ToolDeclaration) -> types.Tool:
         ),
         _meta=meta,
     )
+
+
+def security_schemes(declaration: ToolDeclaration) -> list[dict[str, Any]]:
+    """Per tool, how a client must be signed in (`_meta.securitySchemes`, read by ChatGPT): `noauth`
+    when anonymous calls work, `oauth2` with the scope a token needs."""
+    oauth = {"type": "oauth2", "scopes": [declaration.auth_scope] if declaration.auth_scope else []}
+    return [oauth] if declaration.auth_required else [{"type": "noauth"}, oauth]
 
 
 def mcp_input_schema(declaration: ToolDeclaration) -> dict[str, Any]:
@@ -193,6 +207,8 @@ def build_server(call: Caller) -> Server:
                 McpCall(declaration, arguments, current.http, confirmed, final)
             )
             current.headers.update(answer.headers)
+            if answer.status is not None:
+                current.status = answer.status
             return answer
 
         if not declaration.consequential:
@@ -343,7 +359,7 @@ def mcp_view(
                 await manager.handle_request(_scope(request), receive, send)
         finally:
             _current.reset(token)
-        response = HttpResponse(b"".join(chunks), status=status[0] if status else 500)
+        response = HttpResponse(b"".join(chunks), status=current.status or (status[0] if status else 500))
         for raw_name, raw_value in headers:
             if raw_name.lower() != b"content-length":
                 response[raw_name.decode("latin-1")] = raw_value.decode("latin-1")

@@ -184,6 +184,10 @@ class ToolDeclaration:
     #: Does calling it twice with the same input change nothing more than once?
     destructive: bool = False
     idempotent: bool = False
+    #: Over MCP (webmcp/mcp.py): the OAuth scope a call needs, and whether it needs a signed-in person
+    #: at all (False: anonymous clients may call it, a token only adds who is asking).
+    auth_scope: str = ""
+    auth_required: bool = False
 
     def __post_init__(self) -> None:
         # Accept a list for convenience but keep the declaration immutable and hashable.

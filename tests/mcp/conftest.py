@@ -42,6 +42,23 @@ async def connect(
         yield client
 
 
+async def raw_call(url: str, token: str | None, name: str, arguments: dict) -> tuple[int, dict]:
+    """One `tools/call` as plain HTTP, for the answers an SDK client turns into an exception (a 401 or
+    403 without an OAuth provider): the status and the tool's structured content."""
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+    async with httpx2.AsyncClient(timeout=30) as http:
+        response = await http.post(url, json=body, headers=headers)
+    return response.status_code, response.json()["result"]["structuredContent"]
+
+
 def run(coroutine):
     return asyncio.run(coroutine)
 

@@ -114,12 +114,17 @@ def test_writes_share_the_apis_rate_limit(user, settings):
     assert SavedEvent.objects.filter(user=user).count() == 1
 
 
-def test_an_anonymous_write_is_auth_required_with_a_bearer_challenge(db):
+def test_an_anonymous_write_is_401_with_the_challenge_that_starts_a_sign_in(db):
+    """Claude starts the person's sign-in only on an HTTP 401 (a tool error in a 200 never does)."""
     EventFactory(public_id="evt-anon-write")
     response = post(Client(), call_body("save_event", {"event_id": "evt-anon-write"}), LEGACY)
+    assert response.status_code == 401
     result = json.loads(response.content)["result"]
     assert result["isError"] is True and result["structuredContent"]["code"] == "AUTH_REQUIRED"
-    assert response["WWW-Authenticate"] == 'Bearer realm="AgentReady Events"'
+    assert response["WWW-Authenticate"] == (
+        'Bearer resource_metadata="http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp", '
+        'realm="AgentReady Events", scope="saved:write"'
+    )
     assert not SavedEvent.objects.exists()
 
 
