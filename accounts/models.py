@@ -51,6 +51,25 @@ class AccessToken(models.Model):
         return scope in self.scopes
 
 
+class AgentUse(models.Model):
+    """When a connected agent last acted for its person (shown on Connected agents): one row per person
+    and client, written at most once a minute per token (accounts/oauth/grants.py)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    application = models.ForeignKey(
+        settings.OAUTH2_PROVIDER_APPLICATION_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    last_used_at = models.DateTimeField(_("last used"))
+
+    class Meta:
+        verbose_name = _("connected agent use")
+        verbose_name_plural = _("connected agent uses")
+        constraints = [models.UniqueConstraint(fields=["user", "application"], name="agent_use_once")]
+
+    def __str__(self) -> str:
+        return f"{self.application_id} for {self.user_id}: {self.last_used_at:%Y-%m-%d %H:%M}"
+
+
 class Session(AbstractBaseSession):
     """Django's database session, plus the signed-in person's id as a column of its own.
 

@@ -245,6 +245,7 @@ OAUTH_APP_SCHEMES = env_list("OAUTH_APP_SCHEMES", "cursor,vscode,vscode-insiders
 # after this many days (accounts/tasks.py).
 OAUTH_REGISTRATION_RATE = os.environ.get("OAUTH_REGISTRATION_RATE", "20/hour")
 OAUTH_UNUSED_CLIENT_DAYS = float(os.environ.get("OAUTH_UNUSED_CLIENT_DAYS", "30"))
+OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"  # named, so a migration can point at it
 OAUTH2_PROVIDER = {
     "OIDC_ISS_ENDPOINT": OAUTH_ISSUER,
     "SCOPES_BACKEND_CLASS": "accounts.oauth.scopes.SiteScopes",

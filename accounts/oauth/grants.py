@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 from oauth2_provider.models import (
@@ -23,10 +24,10 @@ from oauth2_provider.models import (
 
 from core.scopes import Scope
 
-#: How often "last used" is written at most (as for personal access tokens).
+from ..models import AgentUse
+
+#: How often "last used" is written at most per token (as for personal access tokens).
 LAST_USED_RESOLUTION = timedelta(minutes=1)
-#: A token's `updated` this close to its `created` is its making, not a use.
-NEVER_USED = timedelta(seconds=1)
 
 
 def client_label(application: Any) -> str:
@@ -67,7 +68,11 @@ def list_connected_agents(*, user: Any) -> list[ConnectedAgent]:
         entry["granted"] = min(entry["granted"], token.created)
         if hasattr(token, "scope"):  # an access token
             entry["scopes"] |= set(token.scope.split())
-            entry["used"] = max(filter(None, [entry.get("used"), last_used(token)]), default=None)
+    used = dict(
+        AgentUse.objects.filter(user=user, application_id__in=by_app).values_list(
+            "application_id", "last_used_at"
+        )
+    )
     agents = [
         ConnectedAgent(
             application_id=app_id,
@@ -75,7 +80,7 @@ def list_connected_agents(*, user: Any) -> list[ConnectedAgent]:
             unverified=entry["application"].registration_source == Application.RegistrationSource.DCR,
             scopes=[scope for scope in Scope.values if scope in entry["scopes"]],
             granted_at=entry["granted"],
-            last_used_at=entry.get("used"),
+            last_used_at=used.get(app_id),
         )
         for app_id, entry in by_app.items()
     ]
@@ -94,13 +99,11 @@ def revoke_connected_agent(*, user: Any, application_id: int) -> bool:
     return bool(refresh_tokens or deleted)
 
 
-def last_used(token: Any) -> datetime | None:
-    """When an access token was last used: its `updated`, which only `note_used` moves after it is made."""
-    return token.updated if token.updated - token.created > NEVER_USED else None
-
-
 def note_used(token: Any) -> None:
-    """Mark an OAuth access token used now (its `updated`): the first use, then at most once a minute."""
-    now = timezone.now()
-    if last_used(token) is None or now - token.updated > LAST_USED_RESOLUTION:
-        type(token).objects.filter(pk=token.pk).update(updated=now)
+    """Note that `token` acted for its person now: once a minute per token at most (the cache says
+    whether this minute was noted already), so a busy agent does not turn every read into a write."""
+    if not cache.add(f"agent-used:{token.pk}", True, LAST_USED_RESOLUTION.total_seconds()):
+        return
+    AgentUse.objects.update_or_create(
+        user_id=token.user_id, application_id=token.application_id, defaults={"last_used_at": timezone.now()}
+    )

@@ -44,25 +44,25 @@ class ConsentView(AuthorizationView):
     template_name = "accounts/oauth_consent.html"
 
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        """What the code could never be exchanged for is refused before the person is asked: another
+        resource (RFC 8707), or PKCE other than S256 (the toolkit would refuse it only after Allow)."""
         if foreign_resources(request.GET.getlist("resource")):
-            return self._foreign_resource(request)
+            only = f"This server issues tokens for {settings.MCP_RESOURCE} only."
+            return self._refuse(request, "invalid_target", only)
+        method = request.GET.get("code_challenge_method")
+        if method is not None and method != "S256":
+            return self._refuse(request, "invalid_request", 'The only code_challenge_method is "S256".')
         return super().get(request, *args, **kwargs)
 
-    def _foreign_resource(self, request: HttpRequest) -> HttpResponse:
-        """A request for another resource is refused before the person is asked (RFC 8707)."""
+    def _refuse(self, request: HttpRequest, code: str, description: str) -> HttpResponse:
         try:
             _scopes, credentials = self.validate_authorization_request(request)
         except OAuthToolkitError as error:
             return self.error_response(error, application=None)
         application = get_application_model().objects.get(client_id=credentials["client_id"])
-        error = CustomOAuth2Error(
-            error="invalid_target",
-            description=f"This server issues tokens for {settings.MCP_RESOURCE} only.",
-            state=credentials.get("state"),
-        )
-        return self.error_response(
-            OAuthToolkitError(error=error, redirect_uri=credentials["redirect_uri"]), application
-        )
+        error = CustomOAuth2Error(error=code, description=description, state=credentials.get("state"))
+        refusal = OAuthToolkitError(error=error, redirect_uri=credentials["redirect_uri"])
+        return self.error_response(refusal, application)
 
     def error_response(self, error: Any, application: Any, **kwargs: Any) -> HttpResponse:
         """Errors that go back to the client carry `iss` too (RFC 9207), Deny's `access_denied` included."""
