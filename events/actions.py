@@ -207,6 +207,7 @@ def perform(
         outcome=performed.outcome,
         visitor=caller.visitor,
         event=event.pk if event is not None else (raw_event_id if well_formed else None),
+        client=caller.client,
     )
     return performed
 

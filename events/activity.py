@@ -18,9 +18,10 @@ without warning (SIGKILL, a worker timeout) loses at most its last interval's
 rows. With `ACTIVITY_FLUSH_SECONDS=0` every row is written at once (the tests use that, and check the
 batched path on its own in tests/events/test_activity_buffer.py).
 
-Every row is also counted, in the same transaction, into its day's `ActivityCount` (one upsert per
-batch): what the agent-readiness dashboard reads. `write_rows` is the one way rows are written, so the
-counts equal counting the rows; `recount` rebuilds them after rows were written another way.
+Every row is also counted, in the same transaction, into its day's `ActivityCount` by mode, action,
+outcome and connected agent (one upsert per batch): what the agent-readiness dashboard reads.
+`write_rows` is the one way rows are written, so the counts equal counting the rows; `recount`
+rebuilds them after rows were written another way.
 """
 
 from __future__ import annotations
@@ -47,16 +48,22 @@ from .models import Activity, ActivityCount, Event
 
 logger = logging.getLogger(__name__)
 
+#: The longest client label a row keeps (`Activity.client`'s max_length); a longer one is cut.
+CLIENT_LENGTH = 100
+
 
 def outcome_of(result: Any) -> str:
     """A result may name its own outcome (e.g. ALREADY_SAVED); otherwise it is OK."""
     return getattr(result, "outcome", "OK")
 
 
-def record(*, action: str, mode: Mode, outcome: str, visitor: Visitor, event: int | str | None) -> None:
+def record(
+    *, action: str, mode: Mode, outcome: str, visitor: Visitor, event: int | str | None, client: str = ""
+) -> None:
     """One row for one call of `action` (only `events.actions.perform` calls this): `event` is the
-    event's key, or a well-formed public id that is turned into its key when the row is written."""
-    _record(action, mode, outcome, visitor, event)
+    event's key, or a well-formed public id that is turned into its key when the row is written;
+    `client` is the connected agent that held the caller's OAuth token ("" for none)."""
+    _record(action, mode, outcome, visitor, event, client)
 
 
 def _flush_seconds() -> float:
@@ -67,7 +74,9 @@ def _batch_rows() -> int:
     return int(getattr(settings, "ACTIVITY_BATCH_ROWS", 200))
 
 
-def _record(action: str, mode: Any, outcome: str, visitor: Any, event: int | str | None) -> None:
+def _record(
+    action: str, mode: Any, outcome: str, visitor: Any, event: int | str | None, client: str = ""
+) -> None:
     visitor = visitor if isinstance(visitor, Visitor) else Visitor()
     row = Activity(
         action=action,
@@ -76,6 +85,7 @@ def _record(action: str, mode: Any, outcome: str, visitor: Any, event: int | str
         event_id=event if isinstance(event, int) else None,
         user=visitor.user,
         visitor_token=visitor.token,
+        client=(client or "")[:CLIENT_LENGTH],
     )
     public_id = event if isinstance(event, str) else None
     if _flush_seconds() > 0:
@@ -192,7 +202,7 @@ def day_of(moment: datetime) -> date:
     return timezone.localtime(moment, timezone.get_default_timezone()).date()
 
 
-#: Keys per upsert: five values each, well under SQLite's 32 766 variables.
+#: Keys per upsert: six values each, well under SQLite's 32 766 variables.
 COUNT_BATCH = 1000
 
 
@@ -203,16 +213,16 @@ def _count(rows: Iterable[Activity]) -> None:
     not add to it, hence the SQL (PostgreSQL and SQLite share this syntax). The keys go in sorted
     order, so two processes that write at once lock the same rows in the same order (no deadlock).
     """
-    counted = Counter((day_of(row.created_at), row.mode, row.action, row.outcome) for row in rows)
+    counted = Counter((day_of(row.created_at), row.mode, row.action, row.outcome, row.client) for row in rows)
     keys = sorted(counted)
     table = connection.ops.quote_name(ActivityCount._meta.db_table)
     with connection.cursor() as cursor:
         for start in range(0, len(keys), COUNT_BATCH):
             batch = keys[start : start + COUNT_BATCH]
-            values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(batch))
+            values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(batch))
             cursor.execute(
-                f"INSERT INTO {table} (day, mode, action, outcome, calls) VALUES {values} "
-                "ON CONFLICT (day, mode, action, outcome) "
+                f"INSERT INTO {table} (day, mode, action, outcome, client, calls) VALUES {values} "
+                "ON CONFLICT (day, mode, action, outcome, client) "
                 f"DO UPDATE SET calls = {table}.calls + excluded.calls",
                 [
                     value
@@ -233,7 +243,7 @@ def recount() -> int:
     """
     grouped = (
         Activity.objects.annotate(day=TruncDate("created_at", tzinfo=timezone.get_default_timezone()))
-        .values("day", "mode", "action", "outcome")
+        .values("day", "mode", "action", "outcome", "client")
         .annotate(calls=Count("*"))
         .order_by()
     )

@@ -398,12 +398,12 @@ class NotificationAdmin(admin.ModelAdmin):
 class ActivityAdmin(admin.ModelAdmin):
     """What people, agents and programs did; written only by the use cases."""
 
-    list_display = ["action", "mode", "outcome", "event", "user", "created_at"]
+    list_display = ["action", "mode", "outcome", "client", "event", "user", "created_at"]
     list_filter = ["action", "mode", "outcome"]
     list_select_related = ["event", "user"]
-    search_fields = ["action", "outcome", "event__public_id", "user__username"]
+    search_fields = ["action", "outcome", "client", "event__public_id", "user__username"]
     date_hierarchy = "created_at"
-    readonly_fields = ["action", "mode", "outcome", "event", "user", "visitor_token", "created_at"]
+    readonly_fields = ["action", "mode", "outcome", "client", "event", "user", "visitor_token", "created_at"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

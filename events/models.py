@@ -401,6 +401,8 @@ class Activity(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     visitor_token = models.CharField(max_length=40, blank=True)
+    #: The connected agent that held the caller's OAuth token ("Claude (claude.ai)"); "" for none.
+    client = models.CharField(_("client"), max_length=100, blank=True, default="")
     created_at = models.DateTimeField(_("time"), default=timezone.now, db_index=True)
 
     class Meta:
@@ -414,7 +416,7 @@ class Activity(models.Model):
 
 
 class ActivityCount(models.Model):
-    """How many Activity rows a day holds (in the site's TIME_ZONE), by action, mode and outcome.
+    """How many Activity rows a day holds (in the site's TIME_ZONE), by action, mode, outcome and client.
 
     The agent-readiness dashboard reads these (readiness/figures.py), so its page costs the same at a
     million calls a month as at a thousand: counting the rows themselves grew with them (a 30-day
@@ -426,13 +428,16 @@ class ActivityCount(models.Model):
     action = models.CharField(max_length=40)
     mode = models.CharField(max_length=10, choices=Mode.choices)
     outcome = models.CharField(max_length=40)
+    client = models.CharField(_("client"), max_length=100, blank=True, default="")
     calls = models.PositiveBigIntegerField()
 
     class Meta:
         verbose_name = _("activity count")
         verbose_name_plural = _("activity counts")
         constraints = [
-            models.UniqueConstraint(fields=["day", "mode", "action", "outcome"], name="activity_count_key"),
+            models.UniqueConstraint(
+                fields=["day", "mode", "action", "outcome", "client"], name="activity_count_key"
+            ),
             models.CheckConstraint(condition=Q(mode__in=Mode.values), name="activity_count_mode_valid"),
         ]
 

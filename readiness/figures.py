@@ -1,8 +1,9 @@
-"""Sections 2 and 3: eval pass rates per revision and category, and usage by mode over time.
+"""Sections 2 and 3: eval pass rates per revision and category, usage by mode over time, and MCP calls
+by connected agent.
 
-Each section is one aggregate query (the page makes six in all, whatever the data size). Usage reads
+Each figure is one aggregate query (the page makes seven in all, whatever the data size). Usage reads
 the day counts (`ActivityCount`, kept with the rows by events/activity.py), not the rows, so its cost
-follows the days shown, not the calls made.
+follows the days and clients shown, not the calls made.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from django.db.models import Count, Max, Sum
+from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
 from core.errors import DomainError
@@ -24,6 +25,8 @@ from .models import EvalResult
 
 REVISIONS_SHOWN = 10
 DAYS = 30
+#: Connected agents listed, most calls first: anyone may register a client, so they are not bounded.
+CLIENTS_SHOWN = 20
 
 
 @dataclass
@@ -126,13 +129,18 @@ def refusal_reasons() -> list[str]:
     return sorted(found)
 
 
+def _first_day(today: date | None) -> date:
+    """The window's first day: DAYS days up to today, the site's (TIME_ZONE) days the counts are kept in."""
+    today = today or timezone.localdate(timezone=timezone.get_default_timezone())
+    return today - timedelta(days=DAYS - 1)
+
+
 def usage(*, today: date | None = None) -> Usage:
     """Calls per day by mode over the last DAYS days, and refusals by tool and reason; two queries.
 
     Days are the site's (TIME_ZONE), the days the counts are kept in.
     """
-    today = today or timezone.localdate(timezone=timezone.get_default_timezone())
-    first = today - timedelta(days=DAYS - 1)
+    first = _first_day(today)
     recent = ActivityCount.objects.filter(day__gte=first)
     per_day = recent.values("day", "mode").annotate(n=Sum("calls")).order_by()
     days = [first + timedelta(days=i) for i in range(DAYS)]
@@ -152,3 +160,25 @@ def usage(*, today: date | None = None) -> Usage:
         by_mode=by_mode,
         refusals=[{"tool": r["action"], "reason": r["outcome"], "count": r["n"]} for r in refused],
     )
+
+
+@dataclass(frozen=True)
+class ClientCalls:
+    client: str  # the connected agent's label; "": none (a personal access token, or nobody signed in)
+    calls: int
+    refusals: int
+
+
+def calls_by_client(*, today: date | None = None) -> list[ClientCalls]:
+    """MCP calls over the last DAYS days by the connected agent that held the caller's OAuth token,
+    with how many were refused; the CLIENTS_SHOWN with the most calls, one query."""
+    rows = (
+        ActivityCount.objects.filter(day__gte=_first_day(today), mode=Mode.MCP)
+        .values("client")
+        .annotate(
+            n=Sum("calls"),
+            refused=Sum("calls", filter=Q(outcome__in=refusal_reasons()), default=0),
+        )
+        .order_by("-n", "client")[:CLIENTS_SHOWN]
+    )
+    return [ClientCalls(row["client"], row["n"], row["refused"]) for row in rows]

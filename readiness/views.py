@@ -1,7 +1,8 @@
 """`/admin/agent-readiness/`: what agents can do on each page, how well they do it, how usage moves.
 
-Staff only (the admin site's own login). Six queries whatever the data size: the session and the user
-(the admin's), eval rates, regressions, usage per day, refusals (tests/readiness/test_dashboard.py).
+Staff only (the admin site's own login). Seven queries whatever the data size: the session and the
+user (the admin's), eval rates, regressions, usage per day, refusals, MCP calls by connected agent
+(tests/readiness/test_dashboard.py).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ def agent_readiness(request: HttpRequest) -> HttpResponse:
         "previous_revision": previous,
         "regressions": figures.regressions(current, previous) if current_rates else [],
         "usage": usage,
+        "clients": figures.calls_by_client(),
+        "clients_shown": figures.CLIENTS_SHOWN,
         "usage_rows": [
             {"day": day, "counts": [usage.by_mode[mode][i] for mode in usage.by_mode]}
             for i, day in enumerate(usage.days)

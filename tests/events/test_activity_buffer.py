@@ -14,7 +14,7 @@ import pytest
 from django.utils import timezone
 
 from core.errors import AuthRequired
-from core.visitors import Visitor
+from core.visitors import Mode, Visitor
 from events import actions, activity
 from events.models import Activity, ActivityCount
 from tests.factories import EventFactory
@@ -81,6 +81,19 @@ def test_a_refusal_naming_an_event_is_written_with_that_event(buffer):
     rows = {row.event_id: row for row in Activity.objects.all()}
     assert set(rows) == {event.pk, None}
     assert {row.outcome for row in rows.values()} == {"SIGN_IN_REQUIRED"}
+
+
+def test_a_batch_keeps_each_rows_connected_agent_and_counts_the_agents_apart(buffer):
+    for client in ("Claude (claude.ai)", "", "Claude (claude.ai)"):  # the third fills the batch
+        caller = actions.Caller(visitor=Visitor(), channel=Mode.MCP, client=client)
+        actions.perform(actions.ACTIONS["search_events"], caller, {})
+
+    assert _eventually(lambda: Activity.objects.count() == 3)
+    assert sorted(Activity.objects.values_list("client", flat=True)) == ["", *["Claude (claude.ai)"] * 2]
+    assert {(row.client, row.calls) for row in ActivityCount.objects.filter(mode="mcp")} == {
+        ("Claude (claude.ai)", 2),
+        ("", 1),
+    }
 
 
 def _gunicorn(flush_seconds: str) -> tuple[subprocess.Popen, str]:

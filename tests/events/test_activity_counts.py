@@ -1,7 +1,7 @@
 """The day counts the agent-readiness dashboard reads (`ActivityCount`) always equal counting the
-Activity rows: they are written with the rows, in their transaction, on the site's days, by the
-immediate writer the tests use, by the batched one the site runs, by two processes at once, and
-after a recount made beside a writer."""
+Activity rows: they are written with the rows, in their transaction, on the site's days, apart for
+each connected agent, by the immediate writer the tests use, by the batched one the site runs, by
+two processes at once, and after a recount made beside a writer."""
 
 import functools
 import importlib
@@ -19,7 +19,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from core.errors import AuthRequired
-from core.visitors import Visitor
+from core.visitors import Mode, Visitor
 from events import actions, activity
 from events.models import Activity, ActivityCount
 from tests.factories import EventFactory
@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 def counted() -> dict[tuple, int]:
     return {
-        (row.day, row.mode, row.action, row.outcome): row.calls
+        (row.day, row.mode, row.action, row.outcome, row.client): row.calls
         for row in ActivityCount.objects.all()
         if row.calls  # a key whose rows were all counted away is no count
     }
@@ -38,11 +38,11 @@ def counted() -> dict[tuple, int]:
 def counted_from_rows() -> dict[tuple, int]:
     grouped = (
         Activity.objects.annotate(day=TruncDate("created_at", tzinfo=timezone.get_default_timezone()))
-        .values_list("day", "mode", "action", "outcome")
+        .values_list("day", "mode", "action", "outcome", "client")
         .annotate(n=Count("*"))
         .order_by()
     )
-    return {(day, mode, action, outcome): n for day, mode, action, outcome, n in grouped}
+    return {(day, mode, action, outcome, client): n for day, mode, action, outcome, client, n in grouped}
 
 
 def in_thread(body: Callable[[], None], failures: list[Exception]) -> threading.Thread:
@@ -69,12 +69,61 @@ def test_every_use_case_call_is_counted_on_its_day_by_mode_action_and_outcome():
 
     today = timezone.localdate(timezone=timezone.get_default_timezone())
     assert counted() == {
-        (today, "ui", "search_events", "OK"): 1,
-        (today, "agent", "search_events", "OK"): 2,
-        (today, "mcp", "search_events", "OK"): 1,
-        (today, "agent", "register_event", "SIGN_IN_REQUIRED"): 1,
+        (today, "ui", "search_events", "OK", ""): 1,
+        (today, "agent", "search_events", "OK", ""): 2,
+        (today, "mcp", "search_events", "OK", ""): 1,
+        (today, "agent", "register_event", "SIGN_IN_REQUIRED", ""): 1,
     }
     assert counted() == counted_from_rows()
+
+
+CLAUDE = "Claude (claude.ai)"
+
+
+def mcp_call(name: str, *, client: str = "", visitor: Visitor | None = None, **data) -> actions.Performed:
+    """A tool call over /mcp as events/agent/mcp.py makes it, by the connected agent `client`."""
+    caller = actions.Caller(visitor=visitor or Visitor(), channel=Mode.MCP, client=client)
+    return actions.perform(actions.ACTIONS[name], caller, data)
+
+
+def test_an_mcp_call_by_a_connected_agent_is_recorded_and_counted_with_that_agent():
+    event = EventFactory()
+    for _ in range(2):
+        mcp_call("search_events", client=CLAUDE)
+    mcp_call("search_events")  # a personal access token, or nobody signed in
+    refused = mcp_call("register_event", client=CLAUDE, event_id=event.public_id)
+    assert isinstance(refused.error, AuthRequired)
+
+    assert sorted(Activity.objects.values_list("action", "client")) == [
+        ("register_event", CLAUDE),
+        ("search_events", ""),
+        ("search_events", CLAUDE),
+        ("search_events", CLAUDE),
+    ]
+    [registration] = Activity.objects.filter(action="register_event")
+    assert registration.event_id == event.pk and registration.mode == "mcp"
+    today = timezone.localdate(timezone=timezone.get_default_timezone())
+    assert (
+        counted()
+        == counted_from_rows()
+        == {
+            (today, "mcp", "search_events", "OK", CLAUDE): 2,
+            (today, "mcp", "search_events", "OK", ""): 1,
+            (today, "mcp", "register_event", "SIGN_IN_REQUIRED", CLAUDE): 1,
+        }
+    )
+
+    as_written = counted()
+    activity.recount()
+    assert counted() == as_written  # the recount keeps the agents apart too
+
+
+def test_a_long_client_label_is_cut_to_the_column_and_still_counted_as_its_row():
+    mcp_call("search_events", client="A" * 150)
+
+    [row] = Activity.objects.all()
+    assert row.client == "A" * activity.CLIENT_LENGTH
+    assert counted() == counted_from_rows() and sum(counted().values()) == 1
 
 
 def test_days_are_the_sites_whatever_time_zone_is_active():
@@ -95,8 +144,8 @@ def test_a_batch_adds_to_the_counts_already_there():
 
     day = timezone.localdate(timezone=timezone.get_default_timezone())
     assert counted() == {
-        (day, "agent", "save_event", "OK"): 3,
-        (day, "agent", "save_event", "ALREADY_SAVED"): 1,
+        (day, "agent", "save_event", "OK", ""): 3,
+        (day, "agent", "save_event", "ALREADY_SAVED", ""): 1,
     }
 
 
@@ -128,7 +177,7 @@ def test_recount_counts_rows_written_around_the_counts_and_gives_the_same_counts
     activity.recount()
 
     day = timezone.localdate(timezone=timezone.get_default_timezone())
-    assert counted() == {**as_written, (day, "ui", "list_saved", "OK"): 2} == counted_from_rows()
+    assert counted() == {**as_written, (day, "ui", "list_saved", "OK", ""): 2} == counted_from_rows()
 
 
 def test_the_recount_command_counts_a_bulk_load(capsys):
@@ -227,7 +276,7 @@ def test_a_recount_beside_the_site_waits_for_the_write_in_flight_and_counts_its_
         counted()
         == counted_from_rows()
         == {
-            (day, "ui", "search_events", "OK"): 3,
-            (day, "agent", "save_event", "OK"): 1,
+            (day, "ui", "search_events", "OK", ""): 3,
+            (day, "agent", "save_event", "OK", ""): 1,
         }
     )

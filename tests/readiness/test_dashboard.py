@@ -12,6 +12,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from core.revision import revision
+from core.visitors import Mode, Visitor
+from events import actions
+from events.actions import ACTIONS, Caller, perform
 from readiness.reports import import_report
 from tests.factories import ActivityFactory, EventFactory, UserFactory
 
@@ -68,7 +71,7 @@ def test_linked_from_the_admin_index(staff_client):
     assert f'href="{URL}"' in staff_client.get("/admin/").content.decode()
 
 
-def test_six_queries_whatever_the_data(staff_client):
+def test_seven_queries_whatever_the_data(staff_client):
     def queries() -> int:
         with CaptureQueriesContext(connection) as captured:
             assert staff_client.get(URL).status_code == 200
@@ -79,11 +82,12 @@ def test_six_queries_whatever_the_data(staff_client):
     for n in range(30):
         ActivityFactory(action="register_event", mode="agent", outcome="EVENT_FULL", event=event)
         ActivityFactory(action="search_events", mode=["ui", "api", "mcp"][n % 3], outcome="OK")
+        ActivityFactory(action="search_events", mode="mcp", outcome="OK", client=f"Agent {n}")
     for n in range(3):
         import_report(
             report(f"rev{n}", {f"SEL-0{i}": "pass" for i in range(5)}, started=f"2026-11-2{n}T10:00:00Z")
         )
-    assert queries() == small <= 6
+    assert queries() == small <= 7
 
 
 def test_tools_per_page_and_state(staff_client):
@@ -153,6 +157,48 @@ def test_usage_by_mode_and_refusals(staff_client):
     refusals = html[html.index('id="refusals-table"') :]
     assert "<code>register_event</code></td><td><code>EVENT_FULL</code></td><td>2</td>" in refusals
     assert "ALREADY_SAVED" not in refusals
+
+
+def test_mcp_calls_and_refusals_by_connected_agent(staff_client):
+    claude = "Claude (claude.ai)"
+    event = EventFactory()
+
+    def mcp(name: str, client: str, **data) -> None:
+        perform(ACTIONS[name], Caller(visitor=Visitor(), channel=Mode.MCP, client=client), data)
+
+    for _ in range(3):
+        mcp("search_events", claude)
+    for _ in range(2):
+        mcp("register_event", claude, event_id=event.public_id)  # refused: nobody is signed in
+    mcp("get_event_details", claude, event_id=event.public_id)
+    mcp("search_events", "<b>Evil</b> agent")  # a label is shown as text
+    for _ in range(2):
+        mcp("search_events", "")  # a personal access token, or nobody signed in
+    mcp("register_event", "", event_id=event.public_id)
+    actions.call("search_events", visitor=Visitor(), channel="agent")  # not MCP: not in the table
+    ActivityFactory(
+        mode="mcp", client=claude, created_at=timezone.now() - timedelta(days=40)
+    )  # out of the window
+
+    html = staff_client.get(URL).content.decode()
+    start = html.index('id="clients-table"')
+    table = html[start : html.index("</table>", start)]
+    rows = [row.split("</tr>")[0] for row in table.split("<tbody>")[1].split("<tr>")[1:]]
+    assert rows == [
+        f'<th scope="row">{claude}</th><td>6</td><td>2</td>',
+        '<th scope="row"><em>no connected agent (personal token or anonymous)</em></th><td>3</td><td>1</td>',
+        '<th scope="row">&lt;b&gt;Evil&lt;/b&gt; agent</th><td>1</td><td>0</td>',
+    ]
+    assert "Calls by connected agent" in html
+
+
+def test_the_clients_table_is_translated():
+    ActivityFactory(mode="mcp", client="")
+    chinese = Client()  # zh-Hant is the site's language
+    chinese.force_login(UserFactory(username="organiser", is_staff=True, is_superuser=True))
+    html = chinese.get(URL).content.decode()
+    assert "依已連結 AI Agent 統計的呼叫次數" in html
+    assert "無已連結的 AI Agent（個人存取權杖或未登入）" in html
 
 
 def test_charts_are_svg_with_a_title_and_paths(staff_client):
