@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import secrets
+import threading
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -67,3 +71,37 @@ class LocalMetadataFetcher(ClientMetadataFetcher):
         metadata = public_client(metadata)
         check_redirect_uris(metadata)
         return metadata, max_age
+
+
+class DocumentServer:
+    """A local HTTP server: path → (status, headers, body); counts the requests each path got."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, tuple[int, dict[str, str], bytes]] = {}
+        self.hits: Counter[str] = Counter()
+        routes, hits = self.routes, self.hits
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                hits[self.path] += 1
+                status, headers, body = routes.get(self.path, (404, {}, b"{}"))
+                self.send_response(status)
+                for name, value in {"Content-Type": "application/json", **headers}.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def document(self, path: str, document: dict, **headers: str) -> None:
+        self.routes[path] = (200, headers, json.dumps(document).encode())
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

@@ -9,11 +9,6 @@ never connects to a loopback address, which the first tests show).
 
 from __future__ import annotations
 
-import json
-import threading
-from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
 from django.core.cache import cache
 from django.test import override_settings
@@ -21,47 +16,13 @@ from oauth2_provider.cimd import CIMDError
 from oauth2_provider.models import get_application_model
 
 from accounts.oauth.clients import ClientMetadataFetcher, public_client
-from tests.oauth import LOOPBACK_REDIRECT, LocalMetadataFetcher, pkce
+from tests.oauth import LOOPBACK_REDIRECT, DocumentServer, LocalMetadataFetcher, pkce
 
 from .test_oauth_server import authorize_query, callback_query, consent, signed_in
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 EN = {"Accept-Language": "en"}
-
-
-class DocumentServer:
-    """A local HTTP server: path → (status, headers, body); counts the requests each path got."""
-
-    def __init__(self) -> None:
-        self.routes: dict[str, tuple[int, dict[str, str], bytes]] = {}
-        self.hits: Counter[str] = Counter()
-        routes, hits = self.routes, self.hits
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                hits[self.path] += 1
-                status, headers, body = routes.get(self.path, (404, {}, b"{}"))
-                self.send_response(status)
-                for name, value in {"Content-Type": "application/json", **headers}.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def document(self, path: str, document: dict, **headers: str) -> None:
-        self.routes[path] = (200, headers, json.dumps(document).encode())
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture
