@@ -3,7 +3,9 @@ and the same JSON-RPC call in both eras."""
 
 from __future__ import annotations
 
+import http.client
 import json
+from urllib.parse import urlsplit
 
 import pytest
 from django.core.cache import cache
@@ -146,3 +148,22 @@ def test_a_listen_request_is_answered_not_left_hanging(db):
     )
     response = post(Client(), body, modern("subscriptions/listen"))
     assert "error" in json.loads(response.content)  # the conformance suite checks the exact code
+
+
+def test_the_tool_name_header_is_read_without_its_surrounding_whitespace(live_server):
+    """RFC 9110 §5.5, as the conformance suite's sep-2243 check means it, over real HTTP (the server's
+    header parsing is what trims), on a tool open to anyone: the suite calls the first listed tool,
+    which needs a person (conformance-baseline.yml)."""
+    headers = modern("tools/call") | {"Mcp-Name": "  search_events  ", "Content-Type": "application/json"}
+    host, port = urlsplit(live_server.url).hostname, urlsplit(live_server.url).port
+    connection = http.client.HTTPConnection(host, port, timeout=30)  # httpx refuses to send the spaces
+    try:
+        connection.request(
+            "POST", "/mcp", body=call_body("search_events", {}, era_meta=True), headers=headers
+        )
+        response = connection.getresponse()
+        status, answer = response.status, json.loads(response.read())
+    finally:
+        connection.close()
+    assert status == 200
+    assert answer["result"]["structuredContent"]["ok"] is True
