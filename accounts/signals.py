@@ -25,10 +25,11 @@ def merge_saved_events(sender, request, user, **kwargs) -> None:
 
 
 def schedule_session_sweep(sender, using: str = "default", **kwargs) -> None:
-    """After `migrate` (every deploy, and `make run`): make sure the periodic session clean-up is queued.
+    """After `migrate` (every deploy, and `make run`): make sure the periodic clean-ups are queued.
 
     Connected by `AccountsConfig.ready` for this app's post_migrate only.
     """
-    from .tasks import schedule_sweep  # noqa: PLC0415 (circular: tasks ↔ signals)
+    from .tasks import schedule_oauth_sweep, schedule_sweep  # noqa: PLC0415 (circular: tasks ↔ signals)
 
     schedule_sweep()
+    schedule_oauth_sweep()

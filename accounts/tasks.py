@@ -1,8 +1,10 @@
-"""The periodic clean-up of sessions, on the task worker (`manage.py db_worker`).
+"""The periodic clean-ups of accounts, on the task worker (`manage.py db_worker`).
 
-Django deletes an expired session only when someone runs `manage.py clearsessions`; nothing would, so
-the sessions table would keep every visit's row for ever. This task does what that command does, every
-SESSION_SWEEP_HOURS, and queues its next run.
+Django deletes an expired session only when someone runs `manage.py clearsessions`, and
+django-oauth-toolkit an expired token only on `manage.py cleartokens`; nothing would, so both tables
+would keep every row for ever. One task does what the first command does every SESSION_SWEEP_HOURS;
+another, daily, what the second does, and deletes the dynamically registered clients nobody used for
+OAUTH_UNUSED_CLIENT_DAYS. Each queues its next run.
 """
 
 from __future__ import annotations
@@ -26,3 +28,23 @@ def clear_expired_sessions() -> None:
 def schedule_sweep(*, after: timedelta = timedelta(0)) -> None:
     """Make sure one run is queued (called after `migrate` and by each run for the next one)."""
     keep_one_queued(clear_expired_sessions, after=after)
+
+
+OAUTH_SWEEP = timedelta(hours=24)
+
+
+@task()
+def clear_oauth_leftovers() -> None:
+    """Delete expired OAuth tokens and codes (the toolkit's `clear_expired`) and unused registrations,
+    then queue the next run."""
+    from oauth2_provider.models import clear_expired  # noqa: PLC0415 (app loading: the toolkit's models)
+
+    from .oauth.clients import prune_unused_clients  # noqa: PLC0415 (app loading: the toolkit's models)
+
+    clear_expired()
+    prune_unused_clients()
+    schedule_oauth_sweep(after=OAUTH_SWEEP)
+
+
+def schedule_oauth_sweep(*, after: timedelta = timedelta(0)) -> None:
+    keep_one_queued(clear_oauth_leftovers, after=after)

@@ -117,7 +117,8 @@ def register(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
     and the redirect-URI rule; the rest is django-oauth-toolkit's."""
     if request.method == "POST":
         throttle = RegistrationThrottle()
-        if not throttle.allow_request(request, None):
+        # It reads only request.META (the client address), which a Django request has too.
+        if not throttle.allow_request(request, None):  # type: ignore[arg-type]
             wait = int(throttle.wait() or 60)
             return _registration_error(
                 "slow_down", "Too many registrations from this address.", 429, **{"Retry-After": str(wait)}

@@ -60,8 +60,8 @@ class ConsentView(AuthorizationView):
         except OAuthToolkitError as error:
             return self.error_response(error, application=None)
         application = get_application_model().objects.get(client_id=credentials["client_id"])
-        error = CustomOAuth2Error(error=code, description=description, state=credentials.get("state"))
-        refusal = OAuthToolkitError(error=error, redirect_uri=credentials["redirect_uri"])
+        reason = CustomOAuth2Error(error=code, description=description, state=credentials.get("state"))
+        refusal = OAuthToolkitError(error=reason, redirect_uri=credentials["redirect_uri"])
         return self.error_response(refusal, application)
 
     def error_response(self, error: Any, application: Any, **kwargs: Any) -> HttpResponse:
@@ -94,7 +94,7 @@ class ConsentView(AuthorizationView):
         if redirect_uri:
             policy = dict(settings.SECURE_CSP)
             policy["form-action"] = [CSP.SELF, redirect_source(redirect_uri)]
-            response._csp_config = policy  # type: ignore[attr-defined]
+            response._csp_config = policy
         return response
 
 

@@ -12,13 +12,16 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 from oauth2_provider.models import get_access_token_model, get_application_model, get_refresh_token_model
 
 from accounts.oauth.checks import issuer_is_https
 from accounts.oauth.clients import prune_unused_clients
+from accounts.tasks import clear_oauth_leftovers
 from events.models import SavedEvent
 from tests.factories import EventFactory
 from tests.oauth import LOOPBACK_REDIRECT, pkce
+from tests.tasks import run_tasks
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
@@ -203,6 +206,24 @@ def test_registrations_unused_for_the_window_are_pruned(user):
     )
     assert prune_unused_clients() == 1
     assert set(Application.objects.values_list("client_id", flat=True)) == {old_used, fresh}
+
+
+def test_the_daily_task_deletes_expired_tokens_and_unused_registrations(user):
+    DBTaskResult.objects.all().delete()
+    unused = registered_client_id(client_name="never used")
+    get_application_model().objects.filter(client_id=unused).update(
+        created=timezone.now() - timedelta(days=31)
+    )
+    _client_id, body = tokens_for(user)
+    get_refresh_token_model().objects.update(revoked=timezone.now() - timedelta(days=91))  # past its 90 days
+    get_access_token_model().objects.filter(user=user).update(expires=timezone.now() - timedelta(days=1))
+    clear_oauth_leftovers.enqueue()
+    assert run_tasks() == 1
+    assert not get_application_model().objects.filter(client_id=unused).exists()
+    assert not get_access_token_model().objects.filter(user=user).exists()
+    assert mcp_call(body["access_token"], "search_events", {}).status_code == 401
+    [following] = DBTaskResult.objects.filter(task_path=clear_oauth_leftovers.module_path, status="READY")
+    assert timedelta(hours=23, minutes=59) < following.run_after - timezone.now() <= timedelta(hours=24)
 
 
 # ── the authorization code flow ───────────────────────────────────────────────────────────────
