@@ -439,3 +439,17 @@ def test_a_non_https_issuer_fails_the_system_check_unless_debug(settings):
     assert issuer_is_https() == []
     settings.DEBUG, settings.OAUTH_ISSUER = True, "http://127.0.0.1:8000"
     assert issuer_is_https() == []
+
+
+def test_the_consent_page_and_connected_agents_speak_traditional_chinese(user):
+    client_id = registered_client_id(client_name="Claude Code")
+    _verifier, challenge = pkce()
+    browser = signed_in(user)
+    page = browser.get(authorize_query(client_id, challenge), headers={"Accept-Language": "zh-Hant"})
+    text = page.content.decode()
+    assert "要連結 Claude Code 嗎？" in text and "未經驗證" in text and "允許" in text and "拒絕" in text
+    assert "收藏及取消收藏活動" in text  # the scope, in words
+    assert (
+        "已連結的代理程式"
+        in browser.get("/accounts/agents/", headers={"Accept-Language": "zh-Hant"}).content.decode()
+    )
