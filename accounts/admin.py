@@ -8,6 +8,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
+from oauth2_provider.models import get_id_token_model
 
 from .models import AccessToken
 
@@ -52,3 +53,8 @@ class AccessTokenAdmin(admin.ModelAdmin):
             % {"count": count},
             messages.SUCCESS,
         )
+
+
+# The toolkit registers its own admin for applications, grants and tokens (the admin lists who is
+# connected); OpenID Connect is off here, so its ID tokens have nothing to show.
+admin.site.unregister(get_id_token_model())

@@ -60,10 +60,10 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "webmcp",
     "events",
+    "oauth2_provider",  # before accounts, whose admin module takes its ID tokens out of the admin
     "accounts",
     "readiness",
     "axes",
-    "oauth2_provider",
 ]
 
 MIDDLEWARE = [

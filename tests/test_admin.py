@@ -2,6 +2,7 @@
 
 import csv
 import io
+from datetime import timedelta
 
 import pytest
 from django.db import connection
@@ -534,3 +535,25 @@ def test_staff_without_the_change_permission_cannot_cancel_registrations_from_th
     registration.refresh_from_db()
     assert registration.status == RegistrationStatus.CONFIRMED
     assert not Activity.objects.exists()
+
+
+def test_the_admin_lists_connected_clients_and_their_tokens_without_the_secrets(admin_client, user):
+    from oauth2_provider.models import get_access_token_model, get_application_model, set_token_value
+
+    application = get_application_model().objects.create(
+        name="Claude Code",
+        client_type="public",
+        authorization_grant_type="authorization-code",
+        redirect_uris="http://127.0.0.1:5000/callback",
+    )
+    token = get_access_token_model()(
+        user=user, application=application, scope="events:read", expires=timezone.now() + timedelta(hours=1)
+    )
+    set_token_value(token, "secret-access-token-value")  # the toolkit keeps only its checksum
+    token.save()
+    applications = admin_client.get("/admin/oauth2_provider/application/")
+    tokens = admin_client.get("/admin/oauth2_provider/accesstoken/")
+    assert applications.status_code == tokens.status_code == 200
+    assert "Claude Code" in applications.content.decode()
+    assert "secret-access-token-value" not in tokens.content.decode()
+    assert admin_client.get("/admin/oauth2_provider/idtoken/").status_code == 404
