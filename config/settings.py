@@ -245,6 +245,10 @@ OAUTH_APP_SCHEMES = env_list("OAUTH_APP_SCHEMES", "cursor,vscode,vscode-insiders
 # after this many days (accounts/tasks.py).
 OAUTH_REGISTRATION_RATE = os.environ.get("OAUTH_REGISTRATION_RATE", "20/hour")
 OAUTH_UNUSED_CLIENT_DAYS = float(os.environ.get("OAUTH_UNUSED_CLIENT_DAYS", "30"))
+# The toolkit warns that `http` redirect URIs are allowed: they are, on a loopback address only (a
+# desktop client's own listener, RFC 8252 §7.3), which accounts/oauth/clients.py enforces for every
+# client that registers itself or is described by a metadata document.
+SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]
 OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"  # named, so a migration can point at it
 OAUTH2_PROVIDER = {
     "OIDC_ISS_ENDPOINT": OAUTH_ISSUER,

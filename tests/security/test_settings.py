@@ -16,6 +16,7 @@ PRODUCTION_ENV = {
     "DEBUG": "0",
     "SECRET_KEY": "x7Hq2-documented-production-example-only-9fK3mZ8vR1tY6wB4nC0pL5sD-eJ",
     "ALLOWED_HOSTS": "events.example.org",
+    "SITE_URL": "https://events.example.org",
     "SECURE_COOKIES": "1",
     "SECURE_SSL_REDIRECT": "1",
     "SECURE_HSTS_SECONDS": "31536000",
