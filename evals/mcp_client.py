@@ -66,6 +66,48 @@ def route_event_id(route: str) -> str | None:
     return found.group(1) if found else None
 
 
+def _challenge_reader(inner: Any) -> Any:
+    """A `_ChallengeReader` that is an httpx2 transport (httpx2 is imported only when MCP is used)."""
+    import httpx2
+
+    class Reader(_ChallengeReader, httpx2.AsyncBaseTransport):
+        pass
+
+    return Reader(inner)
+
+
+class _ChallengeReader:
+    """An HTTP transport for the SDK that reads a sign-in challenge instead of failing on it.
+
+    `/mcp` answers a call that needs the person with HTTP 401 (403 for a token without the scope) and
+    the envelope in the body: a client with OAuth would start the person's sign-in there. The runner
+    has no person to sign in, so it is a client that reads the body: the answer reaches the SDK as a
+    200 with that body, and the status and challenge are kept for the record."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.challenges: list[dict[str, Any]] = []
+
+    async def handle_async_request(self, request: Any) -> Any:
+        import httpx2
+
+        response = await self.inner.handle_async_request(request)
+        if response.status_code not in (401, 403):
+            return response
+        await response.aread()
+        self.challenges.append(
+            {
+                "httpStatus": response.status_code,
+                "wwwAuthenticate": response.headers.get("WWW-Authenticate", ""),
+            }
+        )
+        headers = [(k, v) for k, v in response.headers.items() if k.lower() != "content-length"]
+        return httpx2.Response(200, headers=headers, content=response.content, request=request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
 class _Connection:
     """The SDK client, open for one case, held by one task of an event loop on a thread of its own; calls
     are submitted to that loop and waited for (the SDK's task groups must be left by the task that
@@ -76,6 +118,7 @@ class _Connection:
         self.thread = threading.Thread(target=self.loop.run_forever, name="evals-mcp", daemon=True)
         self.thread.start()
         self.client: Any = None
+        self.challenges: list[dict[str, Any]] = []
         self._stop: asyncio.Event | None = None
         self._owner: asyncio.Task | None = None
         try:
@@ -104,7 +147,13 @@ class _Connection:
         from mcp.client.streamable_http import streamable_http_client
 
         try:
-            http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=120))
+            reader = _challenge_reader(httpx2.AsyncHTTPTransport())
+            self.challenges = reader.challenges
+            http = httpx2.AsyncClient(
+                headers=headers,
+                timeout=httpx2.Timeout(30, read=120),
+                transport=reader,  # type: ignore[arg-type]
+            )
             transport = streamable_http_client(url, http_client=http)
             async with http, Client(transport, mode=MCP_MODE, elicitation_callback=elicitation) as client:
                 self.client = client
@@ -259,9 +308,12 @@ class McpCasePage:
                     record.args = sent
                     record.extra["routeBound"] = {ROUTE_PARAM: self.event_id, "caseArgs": args}
                 self._asked = []
+                seen = len(self.connection.challenges)
                 result = self.connection.run(self.connection.client.call_tool(name, sent), CALL_TIMEOUT_S)
                 record.result = result_body(result)
                 record.extra["isError"] = bool(result.is_error)
+                if len(self.connection.challenges) > seen:  # the sign-in challenge a person would answer
+                    record.extra.update(self.connection.challenges[-1])
                 if self._asked:
                     accepted = [ask for ask in self._asked if ask["by"].startswith("runner accepted")]
                     record.confirmedByRunner = bool(accepted)
