@@ -222,6 +222,8 @@ NOTIFICATION_SEND_LEASE = int(os.environ.get("NOTIFICATION_SEND_LEASE", "120"))
 # ends expired offers this often (each offer also has its own task at its expiry).
 WAITLIST_OFFERS_STOP_HOURS = float(os.environ.get("WAITLIST_OFFERS_STOP_HOURS", "2"))
 WAITLIST_SWEEP_MINUTES = float(os.environ.get("WAITLIST_SWEEP_MINUTES", "5"))
+# The door (events/services/door.py): a check-in can be undone at the door this long after it.
+CHECK_IN_UNDO_MINUTES = float(os.environ.get("CHECK_IN_UNDO_MINUTES", "5"))
 
 # Activity rows (events/activity.py) are written in batches by a thread of each process, not by the
 # request: when this many are waiting, or the oldest has waited this long (seconds), and at a normal

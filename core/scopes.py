@@ -16,16 +16,19 @@ from .errors import InsufficientScope
 
 
 class Scope(models.TextChoices):
-    """What a token may do; every signed-in person holds all three rights, so any of them may be given."""
+    """What a token may do. Every signed-in person holds the first three rights; `checkin:write` is only
+    as good as its person's part at the door (event staff), which the action checks as well."""
 
     EVENTS_READ = "events:read", _("Read events and my lists")
     SAVED_WRITE = "saved:write", _("Save and unsave events")
     REGISTRATIONS_WRITE = "registrations:write", _("Register, cancel and use waiting lists")
+    CHECKIN_WRITE = "checkin:write", _("Check people in at the door of events you staff")
 
 
 READ = Scope.EVENTS_READ.value
 SAVED_WRITE = Scope.SAVED_WRITE.value
 REGISTRATIONS_WRITE = Scope.REGISTRATIONS_WRITE.value
+CHECKIN_WRITE = Scope.CHECKIN_WRITE.value
 
 
 class TokenScope(BasePermission):

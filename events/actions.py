@@ -27,26 +27,34 @@ from rest_framework.serializers import Serializer
 from core.envelope import error_envelope, error_headers
 from core.errors import DomainError, InsufficientScope, TemporaryFailure, TokenRequired
 from core.inputs import validated_input
-from core.scopes import READ, REGISTRATIONS_WRITE, SAVED_WRITE
+from core.scopes import CHECKIN_WRITE, READ, REGISTRATIONS_WRITE, SAVED_WRITE
 from core.throttling import check_write_rate
 from core.visitors import Mode, Visitor
 from events.contract import (
+    AttendeeRefInput,
+    AttendeesOutput,
     CancelOutput,
+    CheckInInput,
+    CheckInOutput,
     EventDetailsOutput,
     EventRefInput,
     EventSearchInput,
+    FindAttendeeInput,
     LeaveWaitlistOutput,
     NoInput,
     RegistrationOutput,
     RegistrationRefInput,
+    ResendTicketOutput,
     SaveOutput,
     SearchOutput,
+    UndoCheckInOutput,
     UnsaveOutput,
     WaitlistOutput,
 )
 
 from . import activity, policies, selectors, services
 from .models import PUBLIC_ID_PATTERN
+from .services import door
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -80,10 +88,12 @@ class Action:
     anonymous_token: bool = False
     #: Whether the REST answer is 201 Created for this result (else 200).
     created: Callable[[Any], bool] | None = None
+    #: It changes nothing, though its scope is not `events:read` (the door's list of attendees).
+    read_only: bool = False
 
     @property
     def writes(self) -> bool:
-        return self.scope != READ
+        return self.scope != READ and not self.read_only
 
 
 @dataclass(frozen=True)
@@ -253,6 +263,17 @@ def cancellation_preview(visitor: Visitor, arguments: dict[str, Any]) -> str | N
     return f"Cancel {who}'s registration for “{details.event.title}” ({when})?"
 
 
+def check_in_preview(visitor: Visitor, arguments: dict[str, Any]) -> str | None:
+    """Who would be let in, for the staff member to confirm (an agent's check-in waits for their press);
+    a scan (a ticket) is what the staff member did themselves, so it runs at once. Refuses what the
+    use case would: not staff, an unknown attendee."""
+    if arguments.get("ticket"):
+        return None
+    event = door.event_for_staff(visitor, arguments["event_id"])
+    attendee = door.attendee_by_id(event, arguments["attendee_id"])
+    return f"Check in {attendee.name} ({attendee.email}) at “{event.title}”?"
+
+
 # ── The rows ───────────────────────────────────────────────────────────────────────────────────
 
 
@@ -342,6 +363,45 @@ ACTIONS = _rows(
         messages=Messages(
             done=_("You have left the waiting list."), again=_("You were not on the waiting list.")
         ),
+    ),
+    Action(
+        "resend_ticket",
+        services.resend_ticket,
+        EventRefInput,
+        ResendTicketOutput,
+        REGISTRATIONS_WRITE,
+        messages=Messages(
+            done=_("Your ticket is on its way to your e-mail address."),
+            again=_("Your ticket is on its way to your e-mail address."),
+        ),
+    ),
+    # The door: the event's door staff and managers (policies.may_check_in), and the scope for a token.
+    Action(
+        "find_attendee",
+        services.find_attendee,
+        FindAttendeeInput,
+        AttendeesOutput,
+        CHECKIN_WRITE,
+        read_only=True,
+    ),
+    Action(
+        "check_in_attendee",
+        services.check_in_attendee,
+        CheckInInput,
+        CheckInOutput,
+        CHECKIN_WRITE,
+        consequential=True,
+        preview=check_in_preview,
+        messages=Messages(done=_("Admitted."), again=_("Already checked in.")),
+        created=lambda result: result.admitted,
+    ),
+    Action(
+        "undo_check_in",
+        services.undo_check_in,
+        AttendeeRefInput,
+        UndoCheckInOutput,
+        CHECKIN_WRITE,
+        messages=Messages(done=_("Check-in undone."), again=_("This person was not checked in.")),
     ),
     # The organisers' actions (the admin): no token may call them.
     Action("publish_event", services.publish_event, EventRefInput, None, None),

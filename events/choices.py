@@ -50,8 +50,16 @@ class WaitlistStatus(models.TextChoices):
 ACTIVE_WAITLIST = (WaitlistStatus.WAITING, WaitlistStatus.OFFERED)
 
 
+class StaffRole(models.TextChoices):
+    """A person's part in running one event, besides the superusers who run them all."""
+
+    MANAGER = "manager", _("Manager")  # edits the event, sees and exports its attendees, publishes, cancels
+    DOOR = "door", _("Door staff")  # checks people in, nothing else
+
+
 class NotificationKind(models.TextChoices):
     REGISTRATION_CONFIRMED = "registration_confirmed", _("Registration confirmed")
+    TICKET = "ticket", _("Ticket sent again")
     WAITLIST_OFFER = "waitlist_offer", _("Seat offered")
     OFFER_EXPIRED = "offer_expired", _("Offer expired")
     EVENT_CANCELLED = "event_cancelled", _("Event cancelled")

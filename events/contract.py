@@ -394,3 +394,97 @@ class RegistrationListOutput(Output):
 
     def get_count(self, registrations: list) -> int:
         return len(registrations)
+
+
+# ── the door ──────────────────────────────────────────────────────────────────────────────────
+
+
+class AttendeeRefInput(EventRefInput):
+    """One attendee of the event at the door, by the id `find_attendee` gave."""
+
+    attendee_id = serializers.IntegerField(
+        min_value=1, help_text="The attendeeId exactly as find_attendee gave it."
+    )
+
+
+class CheckInInput(EventRefInput):
+    """A scan at the door (`ticket`, from a scanner app or the check-in page), or a choice of attendee
+    (`attendee_id`, from find_attendee). Exactly one of them."""
+
+    ticket = serializers.CharField(required=False, max_length=80, trim_whitespace=True)
+    attendee_id = serializers.IntegerField(required=False, min_value=1)
+    scan_id = serializers.UUIDField(required=False, help_text="The scanning device's id of this scan.")
+    scanned_at = serializers.DateTimeField(required=False, help_text="When the device scanned (ISO 8601).")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if bool(attrs.get("ticket")) == (attrs.get("attendee_id") is not None):
+            raise serializers.ValidationError({"ticket": ["Give either a ticket or an attendee_id."]})
+        return attrs
+
+
+class FindAttendeeInput(EventRefInput):
+    query = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=100,
+        help_text="Part of the person's name or e-mail address; empty lists the first attendees.",
+    )
+
+
+class AttendeeSerializer(serializers.Serializer):
+    """An attendee as the door sees them. `name` and `email` are the person's own words (untrusted
+    content); the ticket code is never here."""
+
+    attendeeId = serializers.IntegerField(source="attendee_id", read_only=True)
+    name = serializers.CharField(read_only=True)
+    email = serializers.CharField(read_only=True, help_text="Masked (a***@example.com).")
+    checkedIn = serializers.SerializerMethodField()
+    checkedInAt = serializers.SerializerMethodField()
+    checkedInBy = serializers.CharField(source="checked_in_by", read_only=True)
+
+    def get_checkedIn(self, attendee: Any) -> bool:
+        return attendee.checked_in_at is not None
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_checkedInAt(self, attendee: Any) -> str | None:
+        return _iso(attendee.checked_in_at) if attendee.checked_in_at else None
+
+
+class AttendeesOutput(_Read):
+    eventId = serializers.CharField(source="event.public_id", read_only=True)
+    attendees = AttendeeSerializer(many=True, read_only=True)
+    confirmed = serializers.IntegerField(read_only=True)
+    checkedIn = serializers.IntegerField(source="checked_in", read_only=True)
+
+
+class CheckInOutput(_Written):
+    """`check_in_attendee`: admitted now, or already in (with the first check-in's time and staff)."""
+
+    eventId = serializers.CharField(source="event.public_id", read_only=True)
+    admitted = serializers.BooleanField(read_only=True)
+    alreadyCheckedIn = serializers.BooleanField(source="already_checked_in", read_only=True)
+    attendee = serializers.SerializerMethodField()
+    checkedInAt = serializers.SerializerMethodField()
+    checkedInBy = serializers.SerializerMethodField()
+    scanTimeInFuture = serializers.BooleanField(source="check_in.scan_time_in_future", read_only=True)
+
+    @extend_schema_field(AttendeeSerializer())
+    def get_attendee(self, result: Any) -> dict[str, Any]:
+        return dict(AttendeeSerializer(result.attendee).data)
+
+    def get_checkedInAt(self, result: Any) -> str:
+        return _iso(result.check_in.checked_in_at)
+
+    def get_checkedInBy(self, result: Any) -> str:
+        return result.attendee.checked_in_by
+
+
+class UndoCheckInOutput(_Written):
+    eventId = serializers.CharField(source="event.public_id", read_only=True)
+    attendeeId = serializers.IntegerField(source="registration.pk", read_only=True)
+    undone = serializers.BooleanField(read_only=True)
+
+
+class ResendTicketOutput(_Written):
+    eventId = serializers.CharField(source="event.public_id", read_only=True)
+    sent = Constant(True, help_text="The ticket is on its way to the person's e-mail address.")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
 
-from core.errors import DomainError, InvalidInput, NotFound
+from core.errors import DomainError, InvalidInput, NotFound, PermissionDenied
 
 
 class CurrentEventMismatch(InvalidInput):
@@ -71,3 +71,57 @@ class WaitlistClosed(Conflict):
     person_message = _("The event starts soon: no more seats are offered from the waiting list.")
     default_message = "The event starts too soon for the waiting list; a seat that frees is open to anyone."
     next_action = "Tell the person; if get_event_details shows a free seat, they may register."
+
+
+# ── the door ──────────────────────────────────────────────────────────────────────────────────
+
+
+class NotEventStaff(PermissionDenied):
+    reason = "NOT_EVENT_STAFF"
+    person_message = _("Only this event's door staff and managers can check people in.")
+    default_message = "Only this event's door staff and managers may do this."
+    next_action = "Stop; an organiser can add the person to the event's staff."
+
+
+class TicketUnknown(NotFound):
+    reason = "TICKET_UNKNOWN"
+    person_message = _("Unknown ticket: this code is not one of ours.")
+    default_message = "No ticket has this code."
+    next_action = "Scan again, or find the person by name."
+
+
+class TicketForAnotherEvent(Conflict):
+    reason = "TICKET_OTHER_EVENT"
+    person_message = _("Not a ticket for this event.")
+    default_message = "This ticket is for another event."
+    next_action = "Send the person to the right event."
+
+
+class TicketCancelled(Conflict):
+    reason = "TICKET_CANCELLED"
+    person_message = _("Cancelled: this ticket no longer admits anyone.")
+    default_message = "This ticket was voided: its registration is cancelled, or a newer ticket replaced it."
+    next_action = "Do not admit on this ticket; the person may register again."
+
+
+class AttendeeNotFound(NotFound):
+    reason = "ATTENDEE_NOT_FOUND"
+    person_message = _("No registration of this event has that attendee id.")
+    default_message = "No registration of this event has that attendee id."
+    next_action = "Call find_attendee for the right id."
+
+
+class UndoTooLate(Conflict):
+    reason = "UNDO_NOT_ALLOWED"
+    person_message = _("This check-in can no longer be undone here (too long ago, or by someone else).")
+    default_message = (
+        "Only the staff member who checked the person in, or a manager, may undo it, within minutes."
+    )
+    next_action = "Ask a manager."
+
+
+class NoTicket(Conflict):
+    reason = "NO_TICKET"
+    person_message = _("You have no ticket for this event.")
+    default_message = "The person holds no ticket for this event (no confirmed registration)."
+    next_action = "Register first; the ticket comes with the confirmation."

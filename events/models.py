@@ -22,6 +22,7 @@ from .choices import (
     NotificationStatus,
     Price,
     RegistrationStatus,
+    StaffRole,
     WaitlistStatus,
 )
 from .policies import EventFacts, VisitorFacts, may_register
@@ -255,11 +256,21 @@ class SavedEvent(models.Model):
 
 
 class Registration(models.Model):
+    """A person's seat at an event, and their ticket. The ticket's `ticket_code` is a credential (160
+    random bits): shown to its holder (QR code, e-mail) and read at the door, never put in a tool
+    result, an Activity row, a log line or a logged URL, nor shown in the admin. A cancelled
+    registration's code admits nobody (the door says "cancelled"); registering again issues a new
+    code, so the old one is unknown from then on. In the registration's own row, so a registration
+    costs no statement more for its ticket."""
+
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="registrations")
     event = models.ForeignKey(Event, on_delete=models.PROTECT, related_name="registrations")
     status = models.CharField(
         _("status"), max_length=20, choices=RegistrationStatus.choices, default=RegistrationStatus.CONFIRMED
     )
+    # NULL, not "": many registrations may have none (cancelled before tickets existed), and unique.
+    ticket_code = models.CharField(max_length=40, unique=True, null=True, editable=False)  # noqa: DJ001
+    ticket_issued_at = models.DateTimeField(_("ticket issued"), null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -285,6 +296,61 @@ class Registration(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status == RegistrationStatus.CONFIRMED
+
+
+class EventStaff(models.Model):
+    """Who helps run an event, and as what (`StaffRole`). What each role may do is in the policies."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="staff")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="event_roles")
+    role = models.CharField(_("role"), max_length=10, choices=StaffRole.choices)
+    added_at = models.DateTimeField(_("added"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("event staff member")
+        verbose_name_plural = _("event staff")
+        constraints = [
+            models.UniqueConstraint(fields=["event", "user"], name="event_staff_once"),
+            models.CheckConstraint(condition=Q(role__in=StaffRole.values), name="event_staff_role_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.role} · {self.event.public_id}"
+
+
+class CheckIn(models.Model):
+    """A person let in at the door: at most one standing check-in per registration (a constraint, under
+    the registration's row lock). An undo keeps the row (`undone_at`) for the organiser's record. Both
+    times are kept: the device's scan time, which may be wrong, and the server's; a device time in the
+    future is flagged, never refused."""
+
+    registration = models.ForeignKey(Registration, on_delete=models.CASCADE, related_name="check_ins")
+    staff = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="check_ins_done"
+    )
+    scan_id = models.UUIDField(_("scan id"), null=True, blank=True, unique=True)
+    scanned_at = models.DateTimeField(_("scanned (device)"), null=True, blank=True)
+    checked_in_at = models.DateTimeField(_("checked in"), default=timezone.now)
+    scan_time_in_future = models.BooleanField(_("device clock ahead"), default=False)
+    undone_at = models.DateTimeField(_("undone"), null=True, blank=True)
+    undone_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-checked_in_at", "-id"]
+        verbose_name = _("check-in")
+        verbose_name_plural = _("check-ins")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["registration"],
+                condition=Q(undone_at__isnull=True),
+                name="check_in_once_per_registration",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"check-in of registration #{self.registration_id} at {self.checked_in_at:%H:%M}"
 
 
 class WaitlistEntry(models.Model):

@@ -17,15 +17,17 @@ from django.conf import settings
 
 from core.errors import AuthRequired, DomainError
 
-from .choices import EventStatus
+from .choices import EventStatus, StaffRole
 from .errors import (
     AlreadyRegistered,
     EventCancelled,
     EventFull,
     EventNotFound,
+    NotEventStaff,
     RegistrationClosed,
     RegistrationNotFound,
     SeatsAvailable,
+    UndoTooLate,
     WaitlistClosed,
 )
 
@@ -211,3 +213,52 @@ def permissions(event: EventFacts, visitor: VisitorFacts, *, now: datetime) -> P
         and may_join_waitlist(event, VisitorFacts(signed_in=True), now=now).allowed,
         leave_waitlist=visitor.signed_in and visitor.waiting,
     )
+
+
+# ── who runs an event ─────────────────────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class StaffFacts:
+    """A person's part in one event: a superuser runs every event; otherwise their role, or None."""
+
+    superuser: bool = False
+    role: str | None = None
+
+
+def may_manage_event(staff: StaffFacts) -> Answer:
+    """Edit the event, see and export its attendees, publish, unpublish, cancel it, cancel a person's
+    registration, offer freed seats: its managers and the superusers."""
+    if staff.superuser or staff.role == StaffRole.MANAGER:
+        return ALLOWED
+    return Answer(NotEventStaff())
+
+
+def may_check_in(staff: StaffFacts) -> Answer:
+    """Check people in and find them at the door: door staff, managers and the superusers."""
+    if staff.superuser or staff.role in (StaffRole.MANAGER, StaffRole.DOOR):
+        return ALLOWED
+    return Answer(NotEventStaff())
+
+
+def undo_window() -> timedelta:
+    """How long a check-in may be undone at the door (CHECK_IN_UNDO_MINUTES)."""
+    return timedelta(minutes=settings.CHECK_IN_UNDO_MINUTES)
+
+
+def may_undo_check_in(
+    staff: StaffFacts, *, by_same_person: bool, checked_in_at: datetime, now: datetime
+) -> Answer:
+    """Within the undo window, the staff member who let the person in, or a manager, may undo it."""
+    if not may_check_in(staff):
+        return Answer(NotEventStaff())
+    if now - checked_in_at > undo_window():
+        return Answer(UndoTooLate())
+    if by_same_person or may_manage_event(staff):
+        return ALLOWED
+    return Answer(UndoTooLate())
+
+
+def scan_time_in_future(scanned_at: datetime | None, *, now: datetime) -> bool:
+    """A device clock ahead of the server's (beyond a minute of drift): flagged, never refused."""
+    return scanned_at is not None and scanned_at - now > timedelta(minutes=1)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.scopes import READ
 from webmcp.registry import Binding, Exposure, ToolContext, ToolDeclaration, registry
 
 from .actions import ACTIONS
@@ -30,7 +31,7 @@ def _of_action(name: str) -> dict[str, Any]:
         "input_serializer": row.input,
         "consequential": row.consequential,
         "auth_scope": row.scope or "",
-        "auth_required": row.writes,
+        "auth_required": row.scope != READ,
     }
 
 

@@ -6,6 +6,16 @@ change and never on a no-op. The use cases are named here, as the one place call
 """
 
 from .common import bump_state_version
+from .door import (
+    AttendeesResult,
+    CheckInResult,
+    ResendResult,
+    UndoResult,
+    check_in_attendee,
+    find_attendee,
+    resend_ticket,
+    undo_check_in,
+)
 from .organiser import (
     EventStatusResult,
     OfferResult,
@@ -20,18 +30,24 @@ from .saves import SaveResult, UnsaveResult, merge_saved_events, save_event, uns
 from .waitlist import LeaveWaitlistResult, WaitlistResult, join_waitlist, leave_waitlist, process_waitlists
 
 __all__ = [
+    "AttendeesResult",
     "CancelResult",
+    "CheckInResult",
     "EventStatusResult",
     "LeaveWaitlistResult",
     "OfferResult",
     "RegistrationResult",
+    "ResendResult",
     "SaveResult",
+    "UndoResult",
     "UnsaveResult",
     "WaitlistResult",
     "bump_state_version",
     "cancel_attendee_registration",
     "cancel_event",
     "cancel_registration",
+    "check_in_attendee",
+    "find_attendee",
     "join_waitlist",
     "leave_waitlist",
     "merge_saved_events",
@@ -39,7 +55,9 @@ __all__ = [
     "process_waitlists",
     "publish_event",
     "register_event",
+    "resend_ticket",
     "save_event",
+    "undo_check_in",
     "unpublish_event",
     "unsave_event",
 ]

@@ -17,6 +17,7 @@ from ..mail import outbox
 from ..models import Event, Registration, WaitlistEntry
 from ..selectors import state_version
 from .common import bump_state_version, public_event, visitor_facts
+from .door import new_ticket
 from .ledger import anyone_waiting, process_queue, registration_of, settled_seat_state
 
 
@@ -76,12 +77,16 @@ def register_event(*, visitor: Visitor, event_id: str) -> RegistrationResult:
         visitor_facts(visitor, waiting=seats.entry_id is not None, holds_offer=seats.entry_offered),
         now=now,
     ).enforce()
+    ticket = new_ticket(now=now)  # a new ticket either way: an old code admits nobody
     if seats.registration_id is not None:  # at most one is confirmed (a constraint): re-activate
         registration, created = registration_of(seats, event), False
         registration.status = RegistrationStatus.CONFIRMED
-        registration.save(update_fields=["status", "updated_at"])
+        for field, value in ticket.items():
+            setattr(registration, field, value)
+        registration.save(update_fields=["status", "updated_at", *ticket])
     else:
-        registration, created = Registration.objects.create(user=visitor.user, event=event), True
+        registration = Registration.objects.create(user=visitor.user, event=event, **ticket)
+        created = True
     if seats.entry_id is not None:  # the holder claims the seat: the entry leaves the list
         WaitlistEntry.objects.filter(pk=seats.entry_id).update(status=WaitlistStatus.CLAIMED, ended_at=now)
     version = bump_state_version(visitor=visitor)

@@ -1,0 +1,314 @@
+"""The door: tickets, check-in at the door, and who may run an event (layer 2).
+
+A confirmed registration holds its ticket (`Registration.ticket_code`): cancelling voids it, and
+registering again issues a new one (`new_ticket`, in the same statement as the registration's own).
+At the door, one standing check-in per registration: the registration's row lock orders concurrent
+scans, and a constraint backs it. The same scan sent twice (its `scan_id`) is one scan. What staff
+may do is in the policies (`may_check_in`, `may_undo_check_in`, `may_manage_event`), on the
+`staff_facts` read here.
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from core.errors import AuthRequired
+from core.visitors import Visitor
+
+from .. import policies
+from ..choices import NotificationKind, RegistrationStatus
+from ..errors import (
+    AttendeeNotFound,
+    EventNotFound,
+    NoTicket,
+    TicketCancelled,
+    TicketForAnotherEvent,
+    TicketUnknown,
+)
+from ..mail import outbox
+from ..models import CheckIn, Event, EventStaff, Registration
+from ..selectors import state_version
+from .common import bump_state_version
+
+#: 20 random bytes: 160 bits, as 32 base32 characters (letters and 2–7: nothing to mistake when typed).
+TICKET_BYTES = 20
+FOUND_AT_MOST = 20
+
+
+def new_ticket_code() -> str:
+    return base64.b32encode(secrets.token_bytes(TICKET_BYTES)).decode()
+
+
+def normalise_code(code: str) -> str:
+    """What a person typed or a scanner sent, as stored: no spaces or dashes, upper case."""
+    return "".join(code.split()).replace("-", "").upper()
+
+
+def new_ticket(*, now: datetime) -> dict[str, object]:
+    """The fields of a freshly issued ticket, to write with the registration they belong to."""
+    return {"ticket_code": new_ticket_code(), "ticket_issued_at": now}
+
+
+def staff_facts(user, event: Event) -> policies.StaffFacts:
+    """`user`'s part in running `event` (None: a visitor, no part)."""
+    if user is None:
+        return policies.StaffFacts()
+    role = EventStaff.objects.filter(event=event, user=user).values_list("role", flat=True).first()
+    return policies.StaffFacts(superuser=bool(user.is_superuser), role=role)
+
+
+def event_for_staff(visitor: Visitor, event_id: str, *, allowed=policies.may_check_in) -> Event:
+    """The event `event_id` (any status: the door opens for drafts being rehearsed too), if the visitor
+    may run its door (`allowed`); refuses otherwise."""
+    if visitor.user is None:
+        raise AuthRequired()
+    event = Event.objects.filter(public_id=event_id).first()
+    if event is None:
+        raise EventNotFound()
+    allowed(staff_facts(visitor.user, event)).enforce()
+    return event
+
+
+@dataclass(frozen=True)
+class CheckInResult:
+    event: Event
+    registration: Registration
+    check_in: CheckIn
+    admitted: bool  # this call let the person in
+    already_checked_in: bool  # someone did before (check_in is theirs)
+    state_version: int  # the staff member's
+
+    @property
+    def attendee(self) -> Attendee:
+        return attendee_of(self.registration, self.check_in)
+
+    @property
+    def outcome(self) -> str:
+        return "OK" if self.admitted else "ALREADY_CHECKED_IN"
+
+
+def _registration_to_admit(event: Event, *, ticket: str, attendee_id: int | None) -> int:
+    """The registration a scan or a choice names, refused as the door must say it."""
+    if ticket:
+        row = (
+            Registration.objects.filter(ticket_code=normalise_code(ticket))
+            .values_list("pk", "event_id")
+            .first()
+        )
+        if row is None:
+            raise TicketUnknown()
+        registration_pk, event_pk = row
+        if event_pk != event.pk:
+            raise TicketForAnotherEvent()
+        return registration_pk
+    registration_pk = (
+        Registration.objects.filter(pk=attendee_id, event=event).values_list("pk", flat=True).first()
+    )
+    if registration_pk is None:
+        raise AttendeeNotFound()
+    return registration_pk
+
+
+@transaction.atomic
+def check_in_attendee(
+    *,
+    visitor: Visitor,
+    event_id: str,
+    ticket: str = "",
+    attendee_id: int | None = None,
+    scan_id: UUID | None = None,
+    scanned_at: datetime | None = None,
+) -> CheckInResult:
+    """Let the holder of `ticket` (a scan) or registration `attendee_id` (a choice at the door) in.
+
+    Door staff and managers of the event only. Under the registration's row lock: a cancelled one is
+    refused; a standing check-in answers "already checked in" with its time and staff (the same
+    `scan_id` again answers as the first time: it is one scan); otherwise one check-in is written.
+    """
+    event = event_for_staff(visitor, event_id)
+    registration_pk = _registration_to_admit(event, ticket=ticket, attendee_id=attendee_id)
+    registration = Registration.objects.select_for_update().select_related("user").get(pk=registration_pk)
+    registration.event = event
+    if registration.status != RegistrationStatus.CONFIRMED:
+        raise TicketCancelled()
+    standing = (
+        CheckIn.objects.select_related("staff")
+        .filter(registration=registration, undone_at__isnull=True)
+        .first()
+    )
+    if standing is not None:
+        first_scan = scan_id is not None and standing.scan_id == scan_id
+        version = state_version(visitor=visitor)
+        return CheckInResult(event, registration, standing, first_scan, not first_scan, version)
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            check_in = CheckIn.objects.create(
+                registration=registration,
+                staff=visitor.user,
+                scan_id=scan_id,
+                scanned_at=scanned_at,
+                checked_in_at=now,
+                scan_time_in_future=policies.scan_time_in_future(scanned_at, now=now),
+            )
+    except IntegrityError:  # this scan_id was another registration's scan: it is not a new one
+        raise TicketUnknown("This scan id was already used for another ticket.") from None
+    bump_state_version(visitor=Visitor(user=registration.user))
+    return CheckInResult(event, registration, check_in, True, False, state_version(visitor=visitor))
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    event: Event
+    registration: Registration
+    undone: bool
+    state_version: int
+
+    @property
+    def outcome(self) -> str:
+        return "OK" if self.undone else "NOT_CHECKED_IN"
+
+
+@transaction.atomic
+def undo_check_in(*, visitor: Visitor, event_id: str, attendee_id: int) -> UndoResult:
+    """Take back a check-in made by mistake: within minutes, by whoever made it or a manager."""
+    event = event_for_staff(visitor, event_id)
+    registration_pk = _registration_to_admit(event, ticket="", attendee_id=attendee_id)
+    registration = Registration.objects.select_for_update().get(pk=registration_pk)
+    registration.event = event
+    standing = CheckIn.objects.filter(registration=registration, undone_at__isnull=True).first()
+    if standing is None:
+        return UndoResult(event, registration, False, state_version(visitor=visitor))
+    now = timezone.now()
+    policies.may_undo_check_in(
+        staff_facts(visitor.user, event),
+        by_same_person=standing.staff_id == visitor.user.pk,
+        checked_in_at=standing.checked_in_at,
+        now=now,
+    ).enforce()
+    standing.undone_at, standing.undone_by = now, visitor.user
+    standing.save(update_fields=["undone_at", "undone_by"])
+    bump_state_version(visitor=Visitor(user=registration.user))
+    return UndoResult(event, registration, True, state_version(visitor=visitor))
+
+
+@dataclass(frozen=True)
+class Attendee:
+    """One confirmed registration as the door sees it. `name` and `email` are the person's own words:
+    untrusted content for an agent."""
+
+    attendee_id: int
+    name: str
+    email: str  # masked: enough to tell two people apart
+    checked_in_at: datetime | None
+    checked_in_by: str
+
+
+@dataclass(frozen=True)
+class AttendeesResult:
+    event: Event
+    attendees: list[Attendee]
+    confirmed: int
+    checked_in: int
+
+
+def attendee_of(registration: Registration, check_in: CheckIn | None) -> Attendee:
+    staff = check_in.staff if check_in is not None else None
+    return Attendee(
+        attendee_id=registration.pk,
+        name=display_name(registration.user),
+        email=mask_email(registration.user.email),
+        checked_in_at=check_in.checked_in_at if check_in is not None else None,
+        checked_in_by=display_name(staff) if staff is not None else "",
+    )
+
+
+def attendee_by_id(event: Event, attendee_id: int) -> Attendee:
+    """One attendee of `event` as the door sees them (the caller checked the visitor is its staff)."""
+    registration = Registration.objects.select_related("user").filter(pk=attendee_id, event=event).first()
+    if registration is None:
+        raise AttendeeNotFound()
+    standing = CheckIn.objects.select_related("staff").filter(
+        registration=registration, undone_at__isnull=True
+    )
+    return attendee_of(registration, standing.first())
+
+
+def mask_email(email: str) -> str:
+    local, _, domain = email.partition("@")
+    return f"{local[:1]}***@{domain}" if domain else ""
+
+
+def display_name(user) -> str:
+    return user.get_full_name() or user.username
+
+
+def _counts(event: Event) -> tuple[int, int]:
+    confirmed = Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED)
+    checked_in = CheckIn.objects.filter(registration__in=confirmed, undone_at__isnull=True)
+    return confirmed.count(), checked_in.count()
+
+
+def find_attendee(*, visitor: Visitor, event_id: str, query: str = "") -> AttendeesResult:
+    """The event's confirmed attendees whose name, username or e-mail contains `query` (all of them,
+    the first FOUND_AT_MOST, when it is empty), each with their check-in; and the live counts."""
+    event = event_for_staff(visitor, event_id)
+    registrations = Registration.objects.filter(
+        event=event, status=RegistrationStatus.CONFIRMED
+    ).select_related("user")
+    words = query.strip()
+    if words:
+        registrations = registrations.filter(
+            Q(user__first_name__icontains=words)
+            | Q(user__last_name__icontains=words)
+            | Q(user__username__icontains=words)
+            | Q(user__email__icontains=words)
+        )
+    found = list(registrations.order_by("user__first_name", "user__username", "pk")[:FOUND_AT_MOST])
+    standing = {
+        check_in.registration_id: check_in
+        for check_in in CheckIn.objects.select_related("staff").filter(
+            registration__in=found, undone_at__isnull=True
+        )
+    }
+    attendees = [attendee_of(registration, standing.get(registration.pk)) for registration in found]
+    confirmed, checked_in = _counts(event)
+    return AttendeesResult(event, attendees, confirmed, checked_in)
+
+
+@dataclass(frozen=True)
+class ResendResult:
+    event: Event
+    registration: Registration
+    state_version: int
+
+
+@transaction.atomic
+def resend_ticket(*, visitor: Visitor, event_id: str) -> ResendResult:
+    """E-mail the visitor their ticket for `event_id` again (through the outbox)."""
+    if visitor.user is None:
+        raise AuthRequired()
+    registration = (
+        Registration.objects.select_related("event")
+        .filter(user=visitor.user, event__public_id=event_id, status=RegistrationStatus.CONFIRMED)
+        .exclude(ticket_code=None)
+        .first()
+    )
+    if registration is None:
+        raise NoTicket()
+    outbox.notify(
+        NotificationKind.TICKET,
+        user=visitor.user,
+        event=registration.event,
+        cause=f"ticket-{registration.pk}-{timezone.now().isoformat()}",
+        registration=registration,
+    )
+    return ResendResult(registration.event, registration, state_version(visitor=visitor))
