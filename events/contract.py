@@ -311,6 +311,11 @@ class EventDetailsOutput(_Read):
     event = EventDetailSerializer(read_only=True)
     saved = serializers.BooleanField(source="is_saved", read_only=True)
     registered = serializers.BooleanField(source="is_registered", read_only=True)
+    hasTicket = serializers.BooleanField(
+        source="has_ticket",
+        read_only=True,
+        help_text="The person holds a ticket for it (the code is never sent).",
+    )
     waitlist = WaitlistPlaceSerializer(
         read_only=True,
         allow_null=True,

@@ -72,6 +72,11 @@ class EventDetails:
     def is_registered(self) -> bool:
         return self.registration is not None and self.registration.is_active
 
+    @property
+    def has_ticket(self) -> bool:
+        """Whether the person holds a valid ticket (what an agent may know of it: never the code)."""
+        return self.is_registered and bool(self.registration and self.registration.ticket_code)
+
     def visitor_facts(self, *, signed_in: bool) -> VisitorFacts:
         """The visitor as the policies see them for this event (registered, waiting, holding an offer)."""
         place = self.waitlist

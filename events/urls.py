@@ -40,5 +40,6 @@ urlpatterns = [
         tool_or_page(views.leave_waitlist, pages.leave_waitlist),
         name="leave-waitlist",
     ),
+    path("events/<str:event_id>/ticket/resend/", views.resend_ticket, name="resend-ticket"),
     path("me/", views.me, name="me"),
 ]

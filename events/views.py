@@ -197,6 +197,12 @@ def leave_waitlist(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
     return _write(request, event_id, "leave_waitlist")
 
 
+@require_POST
+def resend_ticket(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
+    """The holder asks for their ticket by e-mail again (on the event page and My events)."""
+    return _write(request, event_id, "resend_ticket")
+
+
 def _write(request: HtmxHttpRequest, event_id: str, name: str) -> HttpResponse:
     """One write from a page's form: the action once, the row's message for the person, then the page
     the form was on (its region for htmx, else a redirect)."""

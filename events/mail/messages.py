@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from email.message import MIMEPart
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,6 +20,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
 
+from .. import qr
 from ..choices import NotificationKind
 from ..models import Notification
 from . import ics
@@ -46,6 +48,9 @@ def build_message(notification: Notification) -> EmailMessage:
             "LANGUAGE_CODE": translation.get_language(),
             "site_name": settings.SITE_NAME,
         }
+        registration = notification.registration
+        if registration is not None and registration.is_active and registration.ticket_code:
+            context["ticket_code"] = registration.ticket_code  # the holder's own channel: shown as text
         if notification.entry is not None and notification.entry.expires_at is not None:
             context["expires_at"] = timezone.localtime(notification.entry.expires_at)
         name = TEMPLATES[NotificationKind(notification.kind)]
@@ -64,8 +69,34 @@ def _attach_calendar(message: EmailMessage, notification: Notification, event_ur
     message.attach(ics.filename(event), ics.event_calendar(event, url=event_url), "text/calendar")
 
 
+def _attach_ticket(message: EmailMessage, notification: Notification, event_url: str) -> None:
+    """The ticket's QR code as an inline image (Content-ID `ticket`), when the registration still holds
+    a valid ticket at send time (one cancelled meanwhile sends none)."""
+    registration = notification.registration
+    if registration is None or not registration.is_active or not registration.ticket_code:
+        return
+    part = MIMEPart()
+    part.set_content(
+        qr.ticket_png(registration.ticket_code),
+        maintype="image",
+        subtype="png",
+        disposition="inline",
+        filename="ticket.png",
+        cid=TICKET_CID,
+    )
+    message.attach(part)
+
+
+def _attach_calendar_and_ticket(message: EmailMessage, notification: Notification, event_url: str) -> None:
+    _attach_calendar(message, notification, event_url)
+    _attach_ticket(message, notification, event_url)
+
+
 def _nothing(message: EmailMessage, notification: Notification, event_url: str) -> None:
     return None
+
+
+TICKET_CID = "<ticket@agentready-events>"
 
 
 TEMPLATES = {
@@ -73,7 +104,9 @@ TEMPLATES = {
     NotificationKind.WAITLIST_OFFER: "waitlist_offer",
     NotificationKind.OFFER_EXPIRED: "offer_expired",
     NotificationKind.EVENT_CANCELLED: "event_cancelled",
+    NotificationKind.TICKET: "ticket",
 }
 ATTACH: dict[NotificationKind, Callable[[EmailMessage, Notification, str], None]] = {
-    NotificationKind.REGISTRATION_CONFIRMED: _attach_calendar,
+    NotificationKind.REGISTRATION_CONFIRMED: _attach_calendar_and_ticket,
+    NotificationKind.TICKET: _attach_ticket,
 }

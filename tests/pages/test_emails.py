@@ -27,9 +27,10 @@ def test_registering_from_the_page_sends_one_email_with_the_ics(signed_in_en_cli
     assert message.to == [user.email]
     assert event.title in message.subject
     assert f"http://testserver/events/{event.public_id}/" in message.body
-    (attachment,) = message.attachments
+    attachment, ticket = message.attachments
     assert attachment.filename == f"{event.public_id}.ics"
     assert attachment.mimetype == "text/calendar"
+    assert ticket.get_content_type() == "image/png" and ticket["Content-ID"]  # the ticket, inline
     (entry,) = Calendar.from_ical(attachment.content).walk("VEVENT")
     assert str(entry["UID"]).startswith(event.public_id)
 
