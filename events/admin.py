@@ -3,6 +3,11 @@
 The admin edits rows directly, so it only offers what keeps the domain's promises: events are
 cancelled rather than deleted (their public ids are never reused or changed), and activity is a
 read-only record.
+
+Superusers run every event; an event's managers (`EventStaff`, role manager) run theirs only: they
+see and edit those events, their registrations with each attendee's check-in, their check-ins and
+their team (`EventScopedAdmin`). A ticket code is a credential: no page here shows it, and no list
+may be filtered on it.
 """
 
 from __future__ import annotations
@@ -11,19 +16,32 @@ import csv
 from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.contrib import admin, messages
-from django.contrib.auth.models import User
-from django.db.models import Count, QuerySet
-from django.http import HttpRequest, HttpResponse
-from django.utils import timezone
+from django.contrib.auth.models import Group, Permission, User
+from django.db.models import Count, Exists, OuterRef, Prefetch, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
+from django.urls import reverse
+from django.utils import formats, timezone
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from core.visitors import Mode, Visitor
 
+from . import policies
 from .actions import ACTIONS, Caller, Performed, perform
 from .choices import NotificationStatus, RegistrationStatus
 from .mail import outbox
-from .models import Activity, Event, EventQuerySet, Notification, Registration, SavedEvent, WaitlistEntry
+from .models import (
+    Activity,
+    CheckIn,
+    Event,
+    EventQuerySet,
+    EventStaff,
+    Notification,
+    Registration,
+    SavedEvent,
+    WaitlistEntry,
+)
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise, WithAnnotations
@@ -39,7 +57,156 @@ admin.site.site_header = _("AgentReady Events admin")
 admin.site.site_title = _("AgentReady Events admin")
 admin.site.index_title = _("Events, registrations and activity")
 
-CSV_HEADER = ["event id", "event title", "username", "email", "registered at"]
+CSV_HEADER = [
+    "event id",
+    "event title",
+    "username",
+    "email",
+    "registered at",
+    "checked in",
+    "checked in at",
+    "checked in by",
+]
+
+#: The group that gives an event's managers the admin's model permissions; which rows they see is
+#: `EventScopedAdmin`'s. Their team is shown to them, and only superusers change it.
+MANAGERS_GROUP = "Event managers"
+MANAGER_PERMISSIONS = ["view_event", "change_event", "view_registration", "view_checkin", "view_eventstaff"]
+
+
+# ── Who runs which event: EventStaff rows and the policies ──────────────────────────────────────
+
+
+def managers_group() -> Group:
+    """The managers' group with its permissions (made, or completed, when missing)."""
+    group, _created = Group.objects.get_or_create(name=MANAGERS_GROUP)
+    permissions = Permission.objects.filter(
+        content_type__app_label="events", codename__in=MANAGER_PERMISSIONS
+    )
+    found = {permission.codename for permission in permissions}
+    if missing := set(MANAGER_PERMISSIONS) - found:
+        raise LookupError(f"Permissions {', '.join(sorted(missing))} do not exist: run migrate first.")
+    group.permissions.add(*permissions)
+    return group
+
+
+def sync_manager_access(user: User) -> bool:
+    """Admin access for a person who manages an event (`policies.may_manage_event` on their roles):
+    `is_staff` and the managers' group. Someone who manages none any more leaves the group (and keeps
+    `is_staff`, which may be theirs for another reason; they see no event's rows). Whether they manage
+    an event now."""
+    roles = EventStaff.objects.filter(user=user).values_list("role", flat=True)
+    manages = any(policies.may_manage_event(policies.StaffFacts(role=role)) for role in roles)
+    if manages:
+        if not user.is_staff:
+            user.is_staff = True
+            user.save(update_fields=["is_staff"])
+        user.groups.add(managers_group())
+    else:
+        user.groups.remove(*Group.objects.filter(name=MANAGERS_GROUP))
+    return manages
+
+
+def _roles(request: HttpRequest) -> dict[int, str]:
+    """The signed-in person's role in each event they help run, read once per request."""
+    cached = getattr(request, "_event_roles", None)
+    if cached is None:
+        cached = dict(EventStaff.objects.filter(user=request.user.pk).values_list("event_id", "role"))
+        request._event_roles = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def staff_facts(request: HttpRequest, event_pk: int) -> policies.StaffFacts:
+    """The signed-in person's part in the event `event_pk`, for the policies."""
+    return policies.StaffFacts(superuser=request.user.is_superuser, role=_roles(request).get(event_pk))
+
+
+def managed_event_ids(request: HttpRequest) -> frozenset[int] | None:
+    """The events the signed-in person may manage (`policies.may_manage_event`); None: every event."""
+    if policies.may_manage_event(policies.StaffFacts(superuser=request.user.is_superuser)):
+        return None  # allowed whatever their role: they run every event
+    return frozenset(pk for pk in _roles(request) if policies.may_manage_event(staff_facts(request, pk)))
+
+
+class EventScopedAdmin(admin.ModelAdmin):
+    """Rows that belong to one event, for whoever may manage that event (and the superusers).
+
+    This is a small model of our own for object-level permissions: the `EventStaff` rows say who has
+    which role in which event, and `events.policies` says what each role may do (`may_manage_event`),
+    the same function the organisers' use cases ask. It was chosen over django-guardian (a permission
+    row per object and person, to keep in step with every team change) and django-rules (predicates
+    in a second place) because the roles are per event and every "may I?" already lives in
+    `events/policies.py`. The model permissions (the managers' group) say what kind of rows a manager
+    may open; this says which: the lists hold their events' rows only (`get_queryset`), each page
+    asks the policy (`has_view_permission`, `has_change_permission`), and another event's page is
+    not found (404: nobody learns which rows exist).
+    """
+
+    #: The lookup from a row to its event ("pk" for the event itself).
+    event_lookup = "event"
+
+    def event_of(self, obj: object) -> int:
+        """The pk of the event `obj` belongs to."""
+        raise NotImplementedError
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        queryset = super().get_queryset(request)
+        managed = managed_event_ids(request)
+        if managed is None:
+            return queryset
+        return queryset.filter(**{f"{self.event_lookup}__in": managed})
+
+    def may_manage(self, request: HttpRequest, obj: object | None) -> bool:
+        return obj is None or bool(policies.may_manage_event(staff_facts(request, self.event_of(obj))))
+
+    def has_view_permission(self, request: HttpRequest, obj: object | None = None) -> bool:
+        return super().has_view_permission(request, obj) and self.may_manage(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj: object | None = None) -> bool:
+        return super().has_change_permission(request, obj) and self.may_manage(request, obj)
+
+    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None):
+        obj = super().get_object(request, object_id, from_field)
+        if obj is None and managed_event_ids(request) is not None:
+            raise Http404()  # another event's row, or none at all: a manager is not told which
+        return obj
+
+
+def _standing_check_ins() -> Prefetch:
+    """Each registration's standing check-in (at most one), with its staff member, in one query."""
+    standing = CheckIn.objects.filter(undone_at__isnull=True).select_related("staff")
+    return Prefetch("check_ins", queryset=standing, to_attr="standing_check_ins")
+
+
+def _standing(registration: Registration) -> CheckIn | None:
+    found = getattr(registration, "standing_check_ins", None)
+    if found is None:  # not prefetched (a page that shows one registration)
+        found = list(registration.check_ins.filter(undone_at__isnull=True).select_related("staff"))
+    return found[0] if found else None
+
+
+def _name(user: User | None) -> str:
+    return (user.get_full_name() or user.get_username()) if user is not None else ""
+
+
+class CheckInColumns:
+    """An attendee's check-in as columns: whether they are in, since when, let in by whom."""
+
+    @admin.display(description=_("is checked in"), boolean=True)
+    def checked_in(self, registration: Registration) -> bool:
+        return _standing(registration) is not None
+
+    @admin.display(description=_("checked in at"))
+    def checked_in_at(self, registration: Registration) -> str:
+        check_in = _standing(registration)
+        if check_in is None:
+            return "—"
+        return formats.date_format(timezone.localtime(check_in.checked_in_at), "DATETIME_FORMAT")
+
+    @admin.display(description=_("checked in by"))
+    def checked_in_by(self, registration: Registration) -> str:
+        check_in = _standing(registration)
+        return _name(check_in.staff) if check_in is not None else "—"
 
 
 class WhenListFilter(admin.SimpleListFilter):
@@ -59,17 +226,25 @@ class WhenListFilter(admin.SimpleListFilter):
         return queryset
 
 
-class RegistrationInline(admin.TabularInline):
+class RegistrationInline(CheckInColumns, admin.TabularInline):
+    """The event's attendees, each with their check-in (never their ticket code)."""
+
     model = Registration
-    fields = ["user", "status", "created_at"]
-    readonly_fields = ["user", "status", "created_at"]
+    fields = readonly_fields = (
+        "user",
+        "status",
+        "created_at",
+        "checked_in",
+        "checked_in_at",
+        "checked_in_by",
+    )
     extra = 0
     can_delete = False
     show_change_link = True
     ordering = ["-created_at", "-id"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Registration]:
-        return super().get_queryset(request).select_related("user")
+        return super().get_queryset(request).select_related("user").prefetch_related(_standing_check_ins())
 
     def has_add_permission(self, request: HttpRequest, obj: Event | None = None) -> bool:
         return False
@@ -105,13 +280,28 @@ class NotificationInline(admin.TabularInline):
         return False
 
 
+class EventStaffInline(admin.TabularInline):
+    """The event's team: its managers and door staff. Superusers change it (the managers' group may
+    only view it); a manager added here gets the admin's access (`sync_manager_access`)."""
+
+    model = EventStaff
+    fields = ["user", "role", "added_at"]
+    readonly_fields = ["added_at"]
+    raw_id_fields = ["user"]
+    extra = 0
+    ordering = ["role", "added_at", "id"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[EventStaff]:
+        return super().get_queryset(request).select_related("user")
+
+
 def _plain(queryset: QuerySet[Event]) -> QuerySet[Event]:
     """The selected events without the changelist's annotation and ordering (which update() refuses)."""
     return Event.objects.filter(pk__in=queryset.values("pk"))
 
 
 @admin.register(Event)
-class EventAdmin(admin.ModelAdmin):
+class EventAdmin(EventScopedAdmin):
     list_display = [
         "public_id",
         "title",
@@ -129,7 +319,7 @@ class EventAdmin(admin.ModelAdmin):
     date_hierarchy = "starts_at"
     ordering = ["-starts_at", "-id"]
     list_per_page = 50
-    inlines = [RegistrationInline, WaitlistInline, NotificationInline]
+    inlines = [EventStaffInline, RegistrationInline, WaitlistInline, NotificationInline]
     actions = ["publish", "unpublish", "cancel", "export_registrations_csv"]
     fieldsets = [
         (None, {"fields": ["public_id", "title", "summary", "description", "status"]}),
@@ -140,17 +330,47 @@ class EventAdmin(admin.ModelAdmin):
         ),
         (_("Record"), {"fields": ["created_at", "updated_at"], "classes": ["collapse"]}),
     ]
+    event_lookup = "pk"
+
+    def event_of(self, obj: object) -> int:
+        return cast(Event, obj).pk
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Event]:
         return cast(EventQuerySet, super().get_queryset(request)).with_seats()
+
+    def get_fieldsets(self, request: HttpRequest, obj: Event | None = None):
+        fieldsets = list(super().get_fieldsets(request, obj))
+        if obj is not None:
+            fieldsets.insert(1, (_("The door"), {"fields": ["door_summary"]}))
+        return fieldsets
 
     def get_readonly_fields(self, request: HttpRequest, obj: Event | None = None) -> list[str]:
         # An id is in URLs, tool results and agents' traces: once an event exists it never changes.
         # The status changes only through the actions (publish, unpublish, cancel): use cases with
         # their Activity row and their effects on registrants.
         if obj is not None:
-            return ["public_id", "status", "created_at", "updated_at"]
+            return ["public_id", "status", "door_summary", "created_at", "updated_at"]
         return ["created_at", "updated_at"]
+
+    @admin.display(description=_("attendees"))
+    def door_summary(self, event: Event) -> str:
+        """How many of the event's confirmed attendees are in, and where to see each one's check-in."""
+        confirmed = Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED)
+        checked_in = CheckIn.objects.filter(registration__in=confirmed, undone_at__isnull=True).count()
+        told = _("%(checked_in)d of %(confirmed)d confirmed attendees are checked in.") % {
+            "checked_in": checked_in,
+            "confirmed": confirmed.count(),
+        }
+        url = f"{reverse('admin:events_registration_changelist')}?event__id__exact={event.pk}"
+        return format_html('{} <a href="{}">{}</a>', told, url, _("Each attendee's check-in"))
+
+    def save_formset(self, request: HttpRequest, form, formset, change: bool) -> None:
+        """A manager added to the team (or taken off it) gets (or loses) the admin's access."""
+        super().save_formset(request, form, formset, change)
+        if formset.model is EventStaff:
+            changed = [row for row, _fields in formset.changed_objects]
+            for member in {row.user for row in [*formset.new_objects, *changed, *formset.deleted_objects]}:
+                sync_manager_access(member)
 
     def has_delete_permission(self, request: HttpRequest, obj: Event | None = None) -> bool:
         # Deleting would break links and registrations; an organiser cancels instead.
@@ -245,10 +465,12 @@ class EventAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Export registrations (CSV)"), permissions=["view"])
     def export_registrations_csv(self, request: HttpRequest, queryset: QuerySet[Event]) -> HttpResponse:
-        """Confirmed registrations of the selected events, one row each, in two queries in all."""
+        """Confirmed registrations of the selected events, one row each with its check-in (whether the
+        person is in, since when, let in by whom), in three queries in all."""
         registrations = (
             Registration.objects.filter(event__in=queryset.values("pk"), status=RegistrationStatus.CONFIRMED)
             .select_related("event", "user")
+            .prefetch_related(_standing_check_ins())
             .order_by("event__starts_at", "event__id", "created_at", "id")
         )
         response = HttpResponse(content_type="text/csv; charset=utf-8")
@@ -258,6 +480,7 @@ class EventAdmin(admin.ModelAdmin):
         writer = csv.writer(response)
         writer.writerow(CSV_HEADER)
         for registration in registrations:
+            check_in = _standing(registration)
             writer.writerow(
                 [
                     registration.event.public_id,
@@ -265,6 +488,9 @@ class EventAdmin(admin.ModelAdmin):
                     registration.user.get_username(),
                     registration.user.email,
                     timezone.localtime(registration.created_at).isoformat(),
+                    "yes" if check_in is not None else "no",
+                    timezone.localtime(check_in.checked_in_at).isoformat() if check_in is not None else "",
+                    _name(check_in.staff) if check_in is not None else "",
                 ]
             )
         return response
@@ -297,17 +523,70 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+class CheckedInFilter(admin.SimpleListFilter):
+    """Whether the attendee is in: a standing (not undone) check-in."""
+
+    title = _("is checked in")
+    parameter_name = "checked_in"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, StrOrPromise]]:
+        return [("yes", _("Yes")), ("no", _("No"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Registration]) -> QuerySet[Registration]:
+        standing = Exists(CheckIn.objects.filter(registration=OuterRef("pk"), undone_at__isnull=True))
+        if self.value() == "yes":
+            return queryset.filter(standing)
+        if self.value() == "no":
+            return queryset.filter(~standing)
+        return queryset
+
+
 @admin.register(Registration)
-class RegistrationAdmin(ReadOnlyAdmin):
-    list_display = ["user", "event", "status", "created_at", "updated_at"]
-    list_filter = ["status", "event"]
+class RegistrationAdmin(CheckInColumns, EventScopedAdmin, ReadOnlyAdmin):
+    """Each event's attendees with their check-in: filter by event to see who is in. The ticket code is
+    neither shown nor searchable nor filterable."""
+
+    list_display = [
+        "user",
+        "event",
+        "status",
+        "checked_in",
+        "checked_in_at",
+        "checked_in_by",
+        "created_at",
+        "updated_at",
+    ]
+    list_filter = ["status", ("event", admin.RelatedOnlyFieldListFilter), CheckedInFilter]
     list_select_related = ["user", "event"]
     search_fields = ["user__username", "user__email", "event__title", "event__public_id"]
     date_hierarchy = "created_at"
     actions = ["cancel_registrations"]
+    fields = readonly_fields = (
+        "user",
+        "event",
+        "status",
+        "ticket_issued_at",
+        "checked_in",
+        "checked_in_at",
+        "checked_in_by",
+        "created_at",
+        "updated_at",
+    )
+
+    def event_of(self, obj: object) -> int:
+        return cast(Registration, obj).event_id
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Registration]:
+        return super().get_queryset(request).prefetch_related(_standing_check_ins())
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
+        if "ticket_code" in lookup.split("__"):
+            return False  # a filter on the code would tell it, a character at a time
+        return super().lookup_allowed(lookup, value, request)
 
     def has_cancel_permission(self, request: HttpRequest) -> bool:
-        return request.user.has_perm("events.change_registration")
+        """Offered to whoever manages an event; the use case asks the policy for each registration."""
+        return managed_event_ids(request) != frozenset()
 
     @admin.action(description=_("Cancel selected registrations"), permissions=["cancel"])
     def cancel_registrations(self, request: HttpRequest, queryset: QuerySet[Registration]) -> None:
@@ -328,6 +607,78 @@ class RegistrationAdmin(ReadOnlyAdmin):
             % {"count": count},
             messages.SUCCESS,
         )
+
+
+class StandingFilter(admin.SimpleListFilter):
+    """Standing check-ins (the person is in) or undone ones (kept as a record)."""
+
+    title = _("status")
+    parameter_name = "undone"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, StrOrPromise]]:
+        return [("no", _("Standing")), ("yes", _("Undone"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[CheckIn]) -> QuerySet[CheckIn]:
+        if self.value() in ("yes", "no"):
+            return queryset.filter(undone_at__isnull=self.value() == "no")
+        return queryset
+
+
+@admin.register(CheckIn)
+class CheckInAdmin(EventScopedAdmin, ReadOnlyAdmin):
+    """Who was let in at which event, when (the server's time, and the device's), by whom; undone
+    check-ins stay as a record. Written only at the door (the check-in use cases)."""
+
+    list_display = [
+        "attendee",
+        "event",
+        "checked_in_at",
+        "checked_in_by",
+        "scanned_at",
+        "scan_time_in_future",
+        "undone_at",
+        "undone_by",
+    ]
+    list_filter = [
+        ("registration__event", admin.RelatedOnlyFieldListFilter),
+        StandingFilter,
+        "scan_time_in_future",
+    ]
+    list_select_related = ["registration__user", "registration__event", "staff", "undone_by"]
+    search_fields = [
+        "registration__user__username",
+        "registration__user__first_name",
+        "registration__user__last_name",
+        "registration__user__email",
+        "registration__event__public_id",
+    ]
+    date_hierarchy = "checked_in_at"
+    fields = readonly_fields = (
+        "registration",
+        "staff",
+        "checked_in_at",
+        "scanned_at",
+        "scan_time_in_future",
+        "scan_id",
+        "undone_at",
+        "undone_by",
+    )
+    event_lookup = "registration__event"
+
+    def event_of(self, obj: object) -> int:
+        return cast(CheckIn, obj).registration.event_id
+
+    @admin.display(description=_("attendee"), ordering="registration__user__username")
+    def attendee(self, check_in: CheckIn) -> str:
+        return _name(check_in.registration.user)
+
+    @admin.display(description=_("event"), ordering="registration__event__starts_at")
+    def event(self, check_in: CheckIn) -> str:
+        return check_in.registration.event.public_id
+
+    @admin.display(description=_("checked in by"), ordering="staff__username")
+    def checked_in_by(self, check_in: CheckIn) -> str:
+        return _name(check_in.staff) or "—"
 
 
 @admin.register(SavedEvent)

@@ -183,10 +183,11 @@ def test_admin_event_change_ignores_a_posted_public_id(admin_client, event):
     assert (event.public_id, event.title) == ("evt-webmcp-intro", "Renamed workshop")
 
 
-#: The management forms of the event page's read-only inlines (registrations, waiting list, e-mails).
+#: The management forms of the event page's inlines (its team, and the read-only registrations,
+#: waiting list and e-mails).
 EMPTY_INLINES = {
     f"{prefix}-{field}": "0"
-    for prefix in ("registrations", "waitlist", "notifications")
+    for prefix in ("staff", "registrations", "waitlist", "notifications")
     for field in ("TOTAL_FORMS", "INITIAL_FORMS")
 }
 
@@ -345,7 +346,9 @@ def test_admin_export_registrations_csv_contains_exactly_the_confirmed_registrat
     assert response["Content-Type"].startswith("text/csv")
     assert "attachment" in response["Content-Disposition"]
     rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
-    assert rows[0] == CSV_HEADER == ["event id", "event title", "username", "email", "registered at"]
+    assert rows[0] == CSV_HEADER
+    assert rows[0][:5] == ["event id", "event title", "username", "email", "registered at"]
+    assert rows[0][5:] == ["checked in", "checked in at", "checked in by"]
     body = rows[1:]
     assert sorted((row[0], row[2]) for row in body) == [
         ("evt-other", "dan"),
@@ -557,3 +560,188 @@ def test_the_admin_lists_connected_clients_and_their_tokens_without_the_secrets(
     assert "Claude Code" in applications.content.decode()
     assert "secret-access-token-value" not in tokens.content.decode()
     assert admin_client.get("/admin/oauth2_provider/idtoken/").status_code == 404
+
+
+# ── Each event's managers, its door and its team ────────────────────────────────────────────────
+
+
+def _registered(event: Event, username: str, **names) -> Registration:
+    person = UserFactory(username=username, **names)
+    actions.call("register_event", visitor=Visitor(user=person), channel="ui", event_id=event.public_id)
+    return Registration.objects.get(user=person, event=event, status=RegistrationStatus.CONFIRMED)
+
+
+@pytest.fixture
+def door_team(event):
+    """Two events: `event` is Mia's to manage, with Mei at its door, Ada checked in and Bob not yet;
+    the other (Cy registered) is someone else's."""
+    from django.core.management import call_command
+
+    from events.choices import StaffRole
+    from events.models import EventStaff
+
+    other = EventFactory(public_id="evt-not-mine", title="Someone else's event")
+    manager = UserFactory(username="mia", first_name="Mia")
+    call_command("add_event_staff", event.public_id, "mia", "--role", "manager", stdout=io.StringIO())
+    door = UserFactory(username="mei", first_name="Mei")
+    EventStaff.objects.create(event=event, user=door, role=StaffRole.DOOR)
+    ada = _registered(event, "ada", first_name="Ada", last_name="Lovelace")
+    bob = _registered(event, "bob")
+    cy = _registered(other, "cy")
+    actions.call(
+        "check_in_attendee",
+        visitor=Visitor(user=door),
+        channel="api",
+        event_id=event.public_id,
+        ticket=ada.ticket_code,
+    )
+    client = Client(headers={"accept-language": "en"})
+    client.force_login(manager)
+    return {"event": event, "other": other, "client": client, "ada": ada, "bob": bob, "cy": cy}
+
+
+def test_a_manager_sees_only_their_events_and_another_events_page_is_not_found(door_team):
+    event, other, client = door_team["event"], door_team["other"], door_team["client"]
+    listed = client.get(EVENT_CHANGELIST)
+    assert listed.status_code == 200
+    assert [row.public_id for row in listed.context["cl"].result_list] == [event.public_id]
+    assert "Someone else" not in listed.text
+    assert client.get(reverse("admin:events_event_change", args=[event.pk])).status_code == 200
+    for name in ("admin:events_event_change", "admin:events_event_history"):
+        assert client.get(reverse(name, args=[other.pk])).status_code == 404, name
+    before = other.title
+    form = {"title": "Taken over", **EMPTY_INLINES}
+    assert client.post(reverse("admin:events_event_change", args=[other.pk]), form).status_code == 404
+    other.refresh_from_db()
+    assert other.title == before
+    assert client.get(reverse("admin:events_event_add")).status_code == 403  # managers add no events
+
+
+def test_a_manager_sees_only_their_events_registrations_and_check_ins(door_team):
+    client, ada, cy = door_team["client"], door_team["ada"], door_team["cy"]
+    registrations = client.get(REGISTRATION_CHANGELIST)
+    assert {str(row.user) for row in registrations.context["cl"].result_list} == {"ada", "bob"}
+    # The event filter offers their events only.
+    assert "evt-not-mine" not in registrations.text and "Someone else" not in registrations.text
+    assert client.get(reverse("admin:events_registration_change", args=[ada.pk])).status_code == 200
+    assert client.get(reverse("admin:events_registration_change", args=[cy.pk])).status_code == 404
+    check_ins = client.get(reverse("admin:events_checkin_changelist"))
+    assert [row.registration for row in check_ins.context["cl"].result_list] == [ada]
+    assert "Ada Lovelace" in check_ins.text and "Mei" in check_ins.text
+    exported = run_action(client, "export_registrations_csv", [door_team["event"], door_team["other"]])
+    rows = list(csv.reader(io.StringIO(exported.content.decode("utf-8-sig"))))[1:]
+    assert sorted(row[2] for row in rows) == ["ada", "bob"]  # the other event was not theirs to select
+
+
+def test_the_registration_list_shows_who_is_in_since_when_and_by_whom(door_team, admin_client):
+    event, ada = door_team["event"], door_team["ada"]
+    url = f"{REGISTRATION_CHANGELIST}?event__id__exact={event.pk}"
+    response = admin_client.get(url)
+    rows = {str(row.user): row for row in response.context["cl"].result_list}
+    assert set(rows) == {"ada", "bob"}
+    assert "Is checked in" in response.text and "Checked in at" in response.text
+    assert '<td class="field-checked_in_by">Mei</td>' in response.text
+    assert '<td class="field-checked_in_by">—</td>' in response.text
+    checked_in = admin_client.get(f"{url}&checked_in=yes").context["cl"].result_list
+    assert [str(row.user) for row in checked_in] == ["ada"]
+    waiting = admin_client.get(f"{url}&checked_in=no").context["cl"].result_list
+    assert [str(row.user) for row in waiting] == ["bob"]
+    page = admin_client.get(reverse("admin:events_event_change", args=[event.pk])).text
+    assert "1 of 2 confirmed attendees are checked in." in page
+    assert f"?event__id__exact={event.pk}" in page
+    assert ada.check_ins.get().staff.first_name == "Mei"
+
+
+def test_the_csv_export_says_who_is_checked_in_when_and_by_whom(door_team, admin_client):
+    from events.models import CheckIn
+
+    response = run_action(admin_client, "export_registrations_csv", [door_team["event"]])
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert rows[0][-3:] == ["checked in", "checked in at", "checked in by"]
+    by_user = {row[2]: row for row in rows[1:]}
+    check_in = CheckIn.objects.get(registration=door_team["ada"])
+    assert by_user["ada"][5:] == ["yes", timezone.localtime(check_in.checked_in_at).isoformat(), "Mei"]
+    assert by_user["bob"][5:] == ["no", "", ""]
+
+
+def test_ticket_codes_are_on_no_admin_page_and_no_list_filters_on_them(door_team, admin_client):
+    from events.models import CheckIn
+
+    ada = door_team["ada"]
+    check_in = CheckIn.objects.get(registration=ada)
+    pages = [
+        REGISTRATION_CHANGELIST,
+        f"{REGISTRATION_CHANGELIST}?q=ada",
+        reverse("admin:events_registration_change", args=[ada.pk]),
+        reverse("admin:events_event_change", args=[door_team["event"].pk]),
+        reverse("admin:events_checkin_changelist"),
+        reverse("admin:events_checkin_change", args=[check_in.pk]),
+    ]
+    codes = [registration.ticket_code for registration in (ada, door_team["bob"], door_team["cy"])]
+    for client in (admin_client, door_team["client"]):
+        for url in pages:
+            response = client.get(url)
+            assert response.status_code == 200, url
+            assert not any(code in response.text or code.lower() in response.text for code in codes), url
+    probe = admin_client.get(f"{REGISTRATION_CHANGELIST}?ticket_code__startswith={ada.ticket_code[:1]}")
+    assert probe.status_code == 400  # a filter on the code would tell it, a character at a time
+    assert admin_client.get(f"{REGISTRATION_CHANGELIST}?q={ada.ticket_code}").context["cl"].result_count == 0
+
+
+def test_a_manager_sees_the_team_and_only_a_superuser_changes_it(door_team, admin_client):
+    from django.contrib.auth.models import Group
+
+    from events.admin import MANAGERS_GROUP
+    from events.models import EventStaff
+
+    event, client = door_team["event"], door_team["client"]
+    url = reverse("admin:events_event_change", args=[event.pk])
+    seen = client.get(url)
+    assert "Mei" in seen.text or "mei" in seen.text
+    staff_formset = next(f for f in seen.context["inline_admin_formsets"] if f.formset.model is EventStaff)
+    assert not staff_formset.has_add_permission and not staff_formset.has_change_permission
+
+    newcomer = UserFactory(username="nina")
+    form = admin_client.get(url).context["adminform"].form
+    data = {name: value for name, value in form.initial.items() if value is not None}
+    starts, ends = timezone.localtime(event.starts_at), timezone.localtime(event.ends_at)
+    members = list(EventStaff.objects.filter(event=event).order_by("role", "added_at", "id"))
+    data.update(
+        {
+            "starts_at_0": starts.date().isoformat(),
+            "starts_at_1": starts.time().isoformat(),
+            "ends_at_0": ends.date().isoformat(),
+            "ends_at_1": ends.time().isoformat(),
+            **EMPTY_INLINES,
+            "staff-TOTAL_FORMS": str(len(members) + 1),
+            "staff-INITIAL_FORMS": str(len(members)),
+        }
+    )
+    for n, member in enumerate(members):
+        data.update(
+            {f"staff-{n}-id": member.pk, f"staff-{n}-user": member.user_id, f"staff-{n}-role": member.role}
+        )
+        data[f"staff-{n}-event"] = event.pk
+    data.update({f"staff-{len(members)}-user": newcomer.pk, f"staff-{len(members)}-role": "manager"})
+    data["registrations-TOTAL_FORMS"] = data["registrations-INITIAL_FORMS"] = "2"
+    for n, registration in enumerate(Registration.objects.filter(event=event).order_by("-created_at", "-id")):
+        data[f"registrations-{n}-id"] = registration.pk
+        data[f"registrations-{n}-event"] = event.pk
+    response = admin_client.post(url, data)
+    assert response.status_code == 302, response.context and response.context["adminform"].form.errors
+    assert EventStaff.objects.get(event=event, user=newcomer).role == "manager"
+    newcomer.refresh_from_db()
+    assert newcomer.is_staff and newcomer.groups.filter(name=MANAGERS_GROUP).exists()
+    assert Group.objects.filter(name=MANAGERS_GROUP).count() == 1
+
+
+def test_a_manager_cancels_a_registration_of_their_event_through_the_use_case(door_team):
+    client, bob, cy = door_team["client"], door_team["bob"], door_team["cy"]
+    response = client.post(
+        REGISTRATION_CHANGELIST, {"action": "cancel_registrations", "_selected_action": [bob.pk, cy.pk]}
+    )
+    assert response.status_code == 302
+    bob.refresh_from_db()
+    cy.refresh_from_db()
+    assert (bob.status, cy.status) == (RegistrationStatus.CANCELLED, RegistrationStatus.CONFIRMED)
+    assert Activity.objects.filter(action="cancel_attendee_registration", mode="admin").count() == 1

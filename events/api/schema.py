@@ -5,7 +5,8 @@ Success bodies are described by the output serializers that build them (`seriali
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import copy
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from drf_spectacular.authentication import SessionScheme
@@ -56,11 +57,14 @@ class ErrorEnvelope(serializers.Serializer):
 ERROR_DESCRIPTIONS = {
     400: "INVALID_INPUT (VALIDATION_ERROR with fields, UNKNOWN_PARAMETER, CURRENT_EVENT_MISMATCH)",
     401: "AUTH_REQUIRED (SIGN_IN_REQUIRED, INVALID_TOKEN)",
-    403: "PERMISSION_DENIED (CSRF_FAILED, INSUFFICIENT_SCOPE)",
-    404: "NOT_FOUND (EVENT_NOT_FOUND, REGISTRATION_NOT_FOUND)",
+    403: "PERMISSION_DENIED (CSRF_FAILED, INSUFFICIENT_SCOPE; at the door NOT_EVENT_STAFF)",
+    404: (
+        "NOT_FOUND (EVENT_NOT_FOUND, REGISTRATION_NOT_FOUND; at the door TICKET_UNKNOWN, ATTENDEE_NOT_FOUND)"
+    ),
     409: (
         "CONFLICT (EVENT_FULL, REGISTRATION_CLOSED, EVENT_CANCELLED; for the waiting list also "
-        "ALREADY_REGISTERED, SEATS_AVAILABLE, WAITLIST_CLOSED)"
+        "ALREADY_REGISTERED, SEATS_AVAILABLE, WAITLIST_CLOSED; at the door TICKET_OTHER_EVENT, "
+        "TICKET_CANCELLED)"
     ),
     429: "TEMPORARY_FAILURE / RATE_LIMITED with retryAfter (writes, or too many bad access tokens)",
     500: "INTERNAL_ERROR",
@@ -81,6 +85,21 @@ def responses(success_serializer, *error_codes: int, success: tuple[int, ...] = 
     for code in sorted({*error_codes, 401, 403, 429, 500}):
         documented[code] = OpenApiResponse(ErrorEnvelope, description=ERROR_DESCRIPTIONS[code])
     return documented
+
+
+def body(
+    input_class: type[serializers.Serializer],
+    names: Mapping[str, str],
+    component: str,
+    description: str = "",
+) -> type[serializers.Serializer]:
+    """The document's view of an input's fields under the names the API takes them by (`names`: API
+    name -> input field), for a request body or query parameters. The fields are the input's own
+    (copied), so the document cannot drift from what is validated."""
+    fields = input_class().fields
+    declared: dict[str, Any] = {name: copy.deepcopy(fields[field]) for name, field in names.items()}
+    declared["__doc__"] = description
+    return type(component, (serializers.Serializer,), declared)
 
 
 class CsrfSessionScheme(SessionScheme):

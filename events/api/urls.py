@@ -17,6 +17,7 @@ urlpatterns = [
     path("events/<str:event_id>", views.EventDetailApi.as_view(), name="api-get-event-details"),
     path("events/<str:event_id>/registration", views.RegistrationApi.as_view(), name="api-registration"),
     path("events/<str:event_id>/waitlist", views.WaitlistApi.as_view(), name="api-waitlist"),
+    path("events/<str:event_id>/check-ins", views.CheckInApi.as_view(), name="api-check-ins"),
     path("me/saved", views.SavedListApi.as_view(), name="api-list-saved"),
     path("me/saved/<str:event_id>", views.SavedEventApi.as_view(), name="api-save-event"),
     path("me/registrations", views.RegistrationListApi.as_view(), name="api-list-registrations"),

@@ -3,20 +3,27 @@ its body or envelope; the reads of the visitor's own lists call their selector."
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from django.http import QueryDict
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.errors import UnknownParameter
 from core.inputs import validated_input
 from core.visitors import Mode, Visitor, client_mode, visitor_from_request
 from events import selectors
 from events.actions import ACTIONS, Caller, perform
 from events.contract import (
+    AttendeesOutput,
     CancelOutput,
+    CheckInInput,
+    CheckInOutput,
     EventDetailsOutput,
     EventSearchPageInput,
+    FindAttendeeInput,
     LeaveWaitlistOutput,
     NoInput,
     RegistrationListOutput,
@@ -37,9 +44,27 @@ def _read_context(visitor: Visitor) -> dict[str, int]:
     return {"state_version": selectors.state_version(visitor=visitor)}
 
 
-def _run(request: Request, name: str, event_id: str | None = None) -> Response:
+#: What a scanner app sends to check someone in: the API's body keys (camelCase, as its bodies are)
+#: and the input fields they fill. The event is the path's.
+CHECK_IN_BODY = {
+    "ticket": "ticket",
+    "attendeeId": "attendee_id",
+    "scanId": "scan_id",
+    "scannedAt": "scanned_at",
+}
+#: What the door's list of attendees takes from the query.
+FIND_ATTENDEE_QUERY = {"query": "query"}
+
+
+def _run(
+    request: Request, name: str, event_id: str | None = None, *, takes: Mapping[str, str] | None = None
+) -> Response:
     """Perform the action `name` for the request: the path's event id is its input, and the query (and
-    a write's body) must be empty; a search takes its conditions and page window from the query."""
+    a write's body) must be empty; a search takes its conditions and page window from the query.
+
+    `takes` names what else the action takes: keys of the query (a read) or of the JSON body (a write),
+    each with the input field it fills. Anything else there is refused (UNKNOWN_PARAMETER), never
+    ignored, and the refusals name the fields as the caller did."""
     action = ACTIONS[name]
     token = request.auth if hasattr(request.auth, "scopes") else None
     caller = Caller(
@@ -51,13 +76,52 @@ def _run(request: Request, name: str, event_id: str | None = None) -> Response:
     if event_id is None:
         performed = perform(action, caller, request.query_params, input=EventSearchPageInput)
     else:
+        data: dict[str, Any] = {"event_id": event_id}
         parts: list[Any] = [request.query_params]
         if request.method not in ("GET", "HEAD"):
             parts.append(lambda: request.data)
-        performed = perform(action, caller, {"event_id": event_id}, nothing_else=parts)
+        if takes:
+            # From the query of a read, the body of a write (one that cannot be read is refused here,
+            # before the call, as for every body: MALFORMED_REQUEST, no Activity row).
+            where = 0 if request.method in ("GET", "HEAD") else 1
+            given, parts[where] = _taken(request.query_params if where == 0 else request.data, takes)
+            data.update(given)
+        performed = perform(action, caller, data, nothing_else=parts)
     if performed.error is not None:
+        if takes and not isinstance(performed.error, UnknownParameter):  # that one names them as given
+            _name_fields_as_given(performed.error.extra, takes)
         raise performed.error  # the one exception handler answers the envelope
     return Response(performed.body(), status=performed.status)
+
+
+def _taken(source: Any, takes: Mapping[str, str]) -> tuple[dict[str, Any], Any]:
+    """The input fields `source` (a query or a parsed body) gives under the names in `takes`, and what
+    is left of it for the check that nothing else was sent. A key given twice in a query stays in what
+    is left (and is refused as repeated); a body that is not an object is left whole (and refused)."""
+    if not isinstance(source, Mapping):
+        return {}, source
+    given: dict[str, Any] = {}
+    if isinstance(source, QueryDict):  # a query: one value per key, or the key is refused as repeated
+        query = source.copy()
+        for key, field in takes.items():
+            values = query.getlist(key)
+            if len(values) == 1:
+                given[field] = values[0]
+                del query[key]
+        return given, query
+    rest = dict(source)
+    for key, field in takes.items():
+        if key in rest:
+            given[field] = rest.pop(key)
+    return given, rest
+
+
+def _name_fields_as_given(extra: dict[str, Any], takes: Mapping[str, str]) -> None:
+    """A VALIDATION_ERROR's `fields` keyed by the caller's own names (scanId, not scan_id)."""
+    fields = extra.get("fields")
+    if isinstance(fields, Mapping):
+        given = {field: key for key, field in takes.items()}
+        extra["fields"] = {given.get(str(name), name): messages for name, messages in fields.items()}
 
 
 class EventSearchApi(APIView):
@@ -195,3 +259,49 @@ class WaitlistListApi(APIView):
         visitor = visitor_from_request(request)
         places = selectors.list_waitlist(visitor=visitor)
         return Response(WaitlistListOutput(places, context=_read_context(visitor)).data)
+
+
+class CheckInApi(APIView):
+    """The door, for scanner apps: a scan checks its ticket's holder in; the list says who is in."""
+
+    permission_classes: list[type] = []  # the action checks the token's scope, the use case the staff
+
+    @schema.operation(
+        "check_in_attendee",
+        parameters=[schema.EVENT_ID],
+        request=schema.body(
+            CheckInInput,
+            CHECK_IN_BODY,
+            "CheckInBody",
+            "A scan (`ticket`: the code as the scanner read it) or a choice (`attendeeId`, from the list "
+            "of attendees): exactly one of them. No other key is accepted.",
+        ),
+        responses=schema.responses(CheckInOutput, 400, 401, 403, 404, 409, 429, 503, success=(200, 201)),
+        summary="Check a ticket's holder in (201 admitted; 200 alreadyCheckedIn, with the first check-in)",
+        description=(
+            "For the event's door staff and managers (a personal access token needs checkin:write). "
+            "Send exactly one of `ticket` (the scanned code) or `attendeeId` (from the list). The same "
+            "`scanId` sent again is one scan: it answers as the first time. A `scannedAt` ahead of the "
+            "server's clock is kept and flagged (`scanTimeInFuture`), never refused. The ticket code is "
+            "never in an answer."
+        ),
+    )
+    def post(self, request: Request, event_id: str) -> Response:
+        return _run(request, "check_in_attendee", event_id, takes=CHECK_IN_BODY)
+
+    @schema.operation(
+        "find_attendee",
+        parameters=[
+            schema.EVENT_ID,
+            schema.body(FindAttendeeInput, FIND_ATTENDEE_QUERY, "FindAttendeeQuery"),
+        ],
+        responses=schema.responses(AttendeesOutput, 400, 401, 403, 404, 503),
+        summary="The event's confirmed attendees with their check-ins, and the counts (door staff)",
+        description=(
+            "For the event's door staff and managers (a personal access token needs checkin:write). "
+            "`query` matches part of a name, username or e-mail address; without it, the first "
+            "attendees. `confirmed` and `checkedIn` count the whole event."
+        ),
+    )
+    def get(self, request: Request, event_id: str) -> Response:
+        return _run(request, "find_attendee", event_id, takes=FIND_ATTENDEE_QUERY)

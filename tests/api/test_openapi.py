@@ -18,6 +18,8 @@ ENDPOINTS = {
     ("/api/events/{event_id}/waitlist", "post"): "join_waitlist",
     ("/api/events/{event_id}/waitlist", "delete"): "leave_waitlist",
     ("/api/me/waitlist", "get"): "list_waitlist",
+    ("/api/events/{event_id}/check-ins", "post"): "check_in_attendee",
+    ("/api/events/{event_id}/check-ins", "get"): "find_attendee",
 }
 
 

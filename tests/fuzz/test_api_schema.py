@@ -59,6 +59,8 @@ OPERATION_IDS = [
     "join_waitlist",
     "leave_waitlist",
     "list_waitlist",
+    "check_in_attendee",
+    "find_attendee",
 ]
 
 
