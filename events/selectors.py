@@ -16,8 +16,8 @@ from core.visitors import Visitor
 
 from .choices import ACTIVE_WAITLIST, RegistrationStatus
 from .errors import EventNotFound
-from .models import Event, Registration, SavedEvent, VisitorState, WaitlistEntry, count_rows
-from .policies import VisitorFacts
+from .models import Event, EventStaff, Registration, SavedEvent, VisitorState, WaitlistEntry, count_rows
+from .policies import StaffFacts, VisitorFacts
 
 QUERY_MAX_LENGTH = 100
 DEFAULT_PAGE_SIZE = 10
@@ -285,3 +285,11 @@ def saved_owner(visitor: Visitor) -> dict[str, object] | None:
     if visitor.token:
         return {"visitor_token": visitor.token}
     return None
+
+
+def staff_facts(user, event: Event) -> StaffFacts:
+    """`user`'s part in running `event` (None: a visitor, no part)."""
+    if user is None:
+        return StaffFacts()
+    role = EventStaff.objects.filter(event=event, user=user).values_list("role", flat=True).first()
+    return StaffFacts(superuser=bool(user.is_superuser), role=role)

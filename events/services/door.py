@@ -5,7 +5,7 @@ registering again issues a new one (`new_ticket`, in the same statement as the r
 At the door, one standing check-in per registration: the registration's row lock orders concurrent
 scans, and a constraint backs it. The same scan sent twice (its `scan_id`) is one scan. What staff
 may do is in the policies (`may_check_in`, `may_undo_check_in`, `may_manage_event`), on the
-`staff_facts` read here.
+`staff_facts` the selectors read.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from ..errors import (
     TicketUnknown,
 )
 from ..mail import outbox
-from ..models import CheckIn, Event, EventStaff, Registration
-from ..selectors import state_version
+from ..models import CheckIn, Event, Registration
+from ..selectors import staff_facts, state_version
 from .common import bump_state_version
 
 #: 20 random bytes: 160 bits, as 32 base32 characters (letters and 2–7: nothing to mistake when typed).
@@ -55,14 +55,6 @@ def normalise_code(code: str) -> str:
 def new_ticket(*, now: datetime) -> dict[str, object]:
     """The fields of a freshly issued ticket, to write with the registration they belong to."""
     return {"ticket_code": new_ticket_code(), "ticket_issued_at": now}
-
-
-def staff_facts(user, event: Event) -> policies.StaffFacts:
-    """`user`'s part in running `event` (None: a visitor, no part)."""
-    if user is None:
-        return policies.StaffFacts()
-    role = EventStaff.objects.filter(event=event, user=user).values_list("role", flat=True).first()
-    return policies.StaffFacts(superuser=bool(user.is_superuser), role=role)
 
 
 def event_for_staff(visitor: Visitor, event_id: str, *, allowed=policies.may_check_in) -> Event:
@@ -109,12 +101,11 @@ def _registration_to_admit(event: Event, *, ticket: str, attendee_id: int | None
         if event_pk != event.pk:
             raise TicketForAnotherEvent()
         return registration_pk
-    registration_pk = (
-        Registration.objects.filter(pk=attendee_id, event=event).values_list("pk", flat=True).first()
-    )
-    if registration_pk is None:
+    chosen = Registration.objects.filter(pk=attendee_id, event=event) if attendee_id else None
+    found = chosen.values_list("pk", flat=True).first() if chosen is not None else None
+    if found is None:
         raise AttendeeNotFound()
-    return registration_pk
+    return found
 
 
 @transaction.atomic
@@ -187,14 +178,15 @@ def undo_check_in(*, visitor: Visitor, event_id: str, attendee_id: int) -> UndoR
     standing = CheckIn.objects.filter(registration=registration, undone_at__isnull=True).first()
     if standing is None:
         return UndoResult(event, registration, False, state_version(visitor=visitor))
-    now = timezone.now()
+    now, staff = timezone.now(), visitor.user
+    assert staff is not None  # event_for_staff refused anyone signed out
     policies.may_undo_check_in(
-        staff_facts(visitor.user, event),
-        by_same_person=standing.staff_id == visitor.user.pk,
+        staff_facts(staff, event),
+        by_same_person=standing.staff_id == staff.pk,
         checked_in_at=standing.checked_in_at,
         now=now,
     ).enforce()
-    standing.undone_at, standing.undone_by = now, visitor.user
+    standing.undone_at, standing.undone_by = now, staff
     standing.save(update_fields=["undone_at", "undone_by"])
     bump_state_version(visitor=Visitor(user=registration.user))
     return UndoResult(event, registration, True, state_version(visitor=visitor))

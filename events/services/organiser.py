@@ -16,8 +16,8 @@ from ..choices import ACTIVE_WAITLIST, EventStatus, NotificationKind, Registrati
 from ..errors import EventNotFound, RegistrationNotFound
 from ..mail import outbox
 from ..models import Event, Registration, WaitlistEntry
+from ..selectors import staff_facts
 from .common import bump_state_version
-from .door import staff_facts
 from .ledger import anyone_waiting, process_queue
 from .registrations import CancelResult, cancel_locked
 

@@ -170,7 +170,8 @@ def test_the_confirmation_is_queued_in_the_registrations_transaction_and_sent_by
     [message] = mail.outbox
     assert message.to == [person.user.email]
     assert event.title in message.subject
-    [attachment] = message.attachments
+    attachment, ticket = message.attachments  # the .ics, and the ticket's QR code (inline)
+    assert ticket.get_content_type() == "image/png"
     assert attachment.filename == f"{event.public_id}.ics"
     [notification] = Notification.objects.all()
     assert (notification.kind, notification.email, notification.status, notification.attempts) == (
