@@ -4,7 +4,9 @@ Development defaults (DEBUG on, SQLite file, a throwaway secret key) make `make 
 configuration; production sets DEBUG=0, SECRET_KEY, ALLOWED_HOSTS and DATABASE_URL (see README).
 """
 
+import logging
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -366,14 +368,37 @@ SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
 if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+
+class MaskCalendarTokens(logging.Filter):
+    """A person's calendar address (`/calendar/<token>.ics`, events/feeds.py) is a secret: a log line
+    that names it (the development server's request line, Django's "Not Found: <path>", any message
+    with a path) shows `/calendar/***.ics` instead. On the loggers that write paths, so the record
+    itself is masked for every handler, and on the site's handlers, for every other logger. An access
+    log outside Django (gunicorn's --access-logfile, a proxy's) must mask it too (README)."""
+
+    TOKEN_IN_PATH = re.compile(r"(/calendar/)[^/\s?#\"']+(\.ics)")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record is the handler's to report, not this filter's
+            return True
+        masked = self.TOKEN_IN_PATH.sub(r"\1***\2", message)
+        if masked != message:
+            record.msg, record.args = masked, ()
+        return True
+
+
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "WARNING")
+_MASKED = {"filters": ["mask_calendar_tokens"]}
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"mask_calendar_tokens": {"()": MaskCalendarTokens}},
     "formatters": {"django.server": DEFAULT_LOGGING["formatters"]["django.server"]},
     "handlers": {
-        "console": {"class": "logging.StreamHandler"},
-        "django.server": DEFAULT_LOGGING["handlers"]["django.server"],
+        "console": {"class": "logging.StreamHandler", **_MASKED},
+        "django.server": {**DEFAULT_LOGGING["handlers"]["django.server"], **_MASKED},
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
@@ -381,8 +406,9 @@ LOGGING = {
         # printed each a second time, e.g. every "Bad Request" under `make run`. Its INFO records (the
         # reloader, the task worker) show in development as Django's default has it, else from LOG_LEVEL.
         "django": {"handlers": [], "level": "INFO" if DEBUG else LOG_LEVEL, "propagate": True},
+        "django.request": {"propagate": True, **_MASKED},
         # Configuring "django" resets its children: the development server's request lines get
         # Django's own handler back, with their time.
-        "django.server": DEFAULT_LOGGING["loggers"]["django.server"],
+        "django.server": {**DEFAULT_LOGGING["loggers"]["django.server"], **_MASKED},
     },
 }

@@ -509,3 +509,28 @@ class ActivityCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.day} {self.action} [{self.mode}] {self.outcome}: {self.calls}"
+
+
+class CalendarFeed(models.Model):
+    """A person's secret calendar address, `/calendar/<token>.ics` (events/feeds.py): their registrations
+    (and, asked for, their saved events) for a calendar program to subscribe to.
+
+    The token (256 random bits) is a read-only capability to one calendar, like the "secret address" of
+    other calendar services: it is kept as it is, so My events can show the address whenever the person
+    needs to copy it into another program (a calendar program cannot be given it "once"), as a ticket's
+    code is kept. It is never put in an Activity row, a log line (config/settings.py masks the path),
+    the admin or `str()`. Resetting it replaces the token; the old address then answers 404.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calendar_feed"
+    )
+    token = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("calendar feed")
+        verbose_name_plural = _("calendar feeds")
+
+    def __str__(self) -> str:
+        return f"calendar feed of {self.user_id}"

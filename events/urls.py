@@ -6,12 +6,13 @@ from django.urls import path
 
 from webmcp.responses import tool_or_page
 
-from . import views
+from . import feeds, views
 from .agent import pages
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("events/", tool_or_page(views.event_list, pages.search_events), name="event-list"),
+    path("events/feed.ics", feeds.public_feed, name="events-feed"),
     path("events/<str:event_id>/", views.event_detail, name="event-detail"),
     path("events/<str:event_id>/calendar.ics", views.event_ics, name="event-ics"),
     path("events/<str:event_id>/save/", tool_or_page(views.save_event, pages.save_event), name="save-event"),
@@ -42,4 +43,7 @@ urlpatterns = [
     ),
     path("events/<str:event_id>/ticket/resend/", views.resend_ticket, name="resend-ticket"),
     path("me/", views.me, name="me"),
+    path("me/calendar/", feeds.reset_calendar_feed, name="calendar-feed-reset"),
+    # The person's secret calendar address: config/settings.py keeps its token out of the logs.
+    path("calendar/<str:token>.ics", feeds.personal_feed, name="calendar-feed"),
 ]
