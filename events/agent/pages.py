@@ -17,12 +17,14 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
+from rest_framework.serializers import Serializer
 
 from core.errors import InvalidInput
 from core.visitors import Mode, client_mode, visitor_from_request
+from webmcp.registry import registry
 from webmcp.responses import MalformedToolInput, calling_page, tool_input, tool_refusal, with_tool_result
 
-from .. import views
+from .. import door_views, views
 from ..actions import ACTIONS, Caller, Performed, perform
 from ..forms import EventSearchForm
 
@@ -114,3 +116,55 @@ def _refusal(performed: Performed) -> HttpResponse:
     """The envelope of a refused tool call (its Activity row was written by `perform`)."""
     assert performed.error is not None
     return tool_refusal(performed.body(), status=performed.status, headers=performed.headers)
+
+
+# ── the door: the check-in page's tools (the event is the page's; `events.door_views` draws) ────
+
+
+@require_POST
+def find_attendee(request: HttpRequest, event_id: str) -> HttpResponse:
+    """`find_attendee {query}`: the people found are listed on the page, each with the check-in button
+    a `check_in_attendee` call waits for."""
+    caller = Caller(visitor=visitor_from_request(request), channel=client_mode(request, default=Mode.AGENT))
+    name = "find_attendee"
+    performed = perform(ACTIONS[name], caller, lambda: _on_this_page(request, event_id), input=_input(name))
+    if performed.error is not None:
+        return _refusal(performed)
+    query = performed.arguments.get("query", "")
+    response = door_views.live_part(request, event_id, performed.result, listed=True, query=query)
+    return with_tool_result(response, performed.body())
+
+
+@require_POST
+def check_in_attendee(request: HttpRequest, event_id: str) -> HttpResponse:
+    """`check_in_attendee {attendee_id}`, sent by the runtime only after the staff member pressed that
+    attendee's button; never a ticket (the tool's input has none). The page shows the answer."""
+    caller = Caller(
+        visitor=visitor_from_request(request),
+        channel=client_mode(request, default=Mode.AGENT),
+        rate_request=request,
+    )
+    name = "check_in_attendee"
+    performed = perform(ACTIONS[name], caller, lambda: _on_this_page(request, event_id), input=_input(name))
+    if performed.error is not None:
+        return _refusal(performed)
+    response = door_views.answer_part(request, event_id, door_views.answer_of_check_in(performed))
+    return with_tool_result(response, performed.body())
+
+
+def _input(name: str) -> type[Serializer] | None:
+    """The tool's input, which may be narrower than its row's (check_in_attendee takes no ticket)."""
+    declaration = registry.get(name)
+    assert declaration is not None, f"{name} is no tool"
+    return declaration.input_serializer
+
+
+def _on_this_page(request: HttpRequest, event_id: str) -> dict[str, Any]:
+    """The call's input with the page's event: the route names it, so the body may not name another."""
+    body = dict(_tool_body(request))
+    if "event_id" in body:
+        raise InvalidInput(
+            "event_id comes from the page's address; leave it out.",
+            extra={"fields": {"event_id": ["This parameter is not accepted here."]}},
+        )
+    return {**body, "event_id": event_id}

@@ -11,6 +11,8 @@ from django.utils import timezone, translation
 
 from core.visitors import Visitor
 from events import actions
+from events.choices import StaffRole
+from events.models import EventStaff
 from readiness.matrix import page_kinds
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 from tests.pages.conftest import manifest_in
@@ -62,6 +64,25 @@ def test_each_row_is_what_the_page_offers():
     holder = full.registrations.get().user
     actions.call("cancel_registration", visitor=Visitor(user=holder), channel="ui", event_id=full.public_id)
     assert offered(client, detail.format(full.public_id)) == row("Event page", "a seat held for them")
+
+
+def test_the_check_in_rows_are_what_the_page_offers_door_staff_and_others():
+    event = EventFactory(capacity=10)
+    path = f"/events/{event.public_id}/check-in/"
+    staff, user = signed_in()
+    EventStaff.objects.create(event=event, user=user, role=StaffRole.DOOR)
+    assert (
+        offered(staff, path) == row("Check-in page", "door staff") == ["check_in_attendee", "find_attendee"]
+    )
+    stranger, _ = signed_in()
+    assert stranger.get(path).status_code == 403
+    assert offered(stranger, path) == row("Check-in page", "not door staff (403)") == []
+    with translation.override("en"):
+        [kind] = [k for k in page_kinds() if str(k.page) == "Check-in page" and str(k.state) == "door staff"]
+    assert {tool.name: tool.confirmed for tool in kind.tools} == {
+        "check_in_attendee": True,
+        "find_attendee": False,
+    }
 
 
 def test_the_mcp_row_is_tools_list():
