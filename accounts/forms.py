@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django import forms
-from django.contrib.auth import get_user_model
+from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -42,3 +42,29 @@ class AccessTokenForm(forms.Form):
         initial=[Scope.EVENTS_READ],
     )
     days = forms.TypedChoiceField(label=_("Expires after"), choices=DAYS, coerce=int, initial=30)
+
+
+class DeleteAccountForm(forms.Form):
+    """Deleting one's account: the person's password once more. It is checked by `authenticate`, so a
+    wrong one counts towards the sign-in pause (django-axes) like a failed sign-in, and during a pause
+    even the right one is refused (`paused`)."""
+
+    password = forms.CharField(
+        label=_("Your password"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+    def __init__(self, *args, user, request, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+        self.request = request
+        self.paused = False
+
+    def clean_password(self) -> str:
+        password = self.cleaned_data["password"]
+        confirmed = authenticate(self.request, username=self.user.get_username(), password=password)
+        self.paused = bool(getattr(self.request, "axes_locked_out", False))
+        if confirmed is None or confirmed.pk != self.user.pk:
+            raise forms.ValidationError(_("That is not your password: nothing was deleted."))
+        return password

@@ -29,7 +29,12 @@ def schedule_session_sweep(sender, using: str = "default", **kwargs) -> None:
 
     Connected by `AccountsConfig.ready` for this app's post_migrate only.
     """
-    from .tasks import schedule_oauth_sweep, schedule_sweep  # noqa: PLC0415 (circular: tasks ↔ signals)
+    from .tasks import (  # noqa: PLC0415 (circular: tasks ↔ signals)
+        schedule_oauth_sweep,
+        schedule_retention_sweep,
+        schedule_sweep,
+    )
 
     schedule_sweep()
     schedule_oauth_sweep()
+    schedule_retention_sweep()

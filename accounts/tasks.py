@@ -4,7 +4,8 @@ Django deletes an expired session only when someone runs `manage.py clearsession
 django-oauth-toolkit an expired token only on `manage.py cleartokens`; nothing would, so both tables
 would keep every row for ever. One task does what the first command does every SESSION_SWEEP_HOURS;
 another, daily, what the second does, and deletes the dynamically registered clients nobody used for
-OAUTH_UNUSED_CLIENT_DAYS. Each queues its next run.
+OAUTH_UNUSED_CLIENT_DAYS. A third, daily, removes or clears the personal data past its retention period
+(RETENTION_*_DAYS; accounts/privacy.py). Each queues its next run.
 """
 
 from __future__ import annotations
@@ -48,3 +49,20 @@ def clear_oauth_leftovers() -> None:
 
 def schedule_oauth_sweep(*, after: timedelta = timedelta(0)) -> None:
     keep_one_queued(clear_oauth_leftovers, after=after)
+
+
+RETENTION_SWEEP = timedelta(hours=24)
+
+
+@task()
+def clear_expired_personal_data() -> None:
+    """Remove or clear what is past its retention period (RETENTION_*_DAYS: sign-in records, visitors'
+    tokens on Activity rows, sent e-mails' addresses; `accounts.privacy`), then queue the next run."""
+    from .privacy import clear_expired_personal_data as clear  # noqa: PLC0415 (app loading: axes' and the task backend's models)
+
+    clear()
+    schedule_retention_sweep(after=RETENTION_SWEEP)
+
+
+def schedule_retention_sweep(*, after: timedelta = timedelta(0)) -> None:
+    keep_one_queued(clear_expired_personal_data, after=after)

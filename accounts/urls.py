@@ -8,6 +8,7 @@ from .oauth import views as oauth_views
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("password_reset/", views.password_reset, name="password_reset"),
+    path("delete/", views.delete_account, name="delete-account"),
     path("tokens/", views.access_tokens, name="access-tokens"),
     path("tokens/<int:token_id>/revoke/", views.revoke_token, name="revoke-access-token"),
     path("agents/", oauth_views.connected_agents, name="connected-agents"),

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
-from django.contrib import messages
+from django.contrib import auth, messages
 from django.contrib.auth import REDIRECT_FIELD_NAME, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import PasswordResetView
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
+from django.utils.dateparse import parse_datetime
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
@@ -16,8 +20,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from core.http import is_same_site
 
-from .forms import AccessTokenForm, SignUpForm
-from .lockout import note_reset, reset_pause
+from . import privacy
+from .forms import AccessTokenForm, DeleteAccountForm, SignUpForm
+from .lockout import note_reset, reset_pause, sign_in_paused
 from .tokens import TokenRefused, create_access_token, list_access_tokens, revoke_access_token
 
 
@@ -86,3 +91,86 @@ def password_reset(request: HttpRequest) -> HttpResponseBase:
             return response
         note_reset(request, email)
     return PasswordResetView.as_view()(request)
+
+
+# ── the person's data: see it, take it, delete it; the privacy page ─────────────────────────────
+
+#: The keys of the export whose values are times (ISO strings there; shown as dates on the page).
+TIME_KEYS = {"date_joined", "last_login", "time", "last_attempt"}
+#: How many of the newest Activity rows the page shows (the JSON has them all).
+ACTIVITY_SHOWN = 50
+
+
+def _readable(value: Any, key: str = "") -> Any:
+    """The export with its times as datetimes, for the page's date filters."""
+    if isinstance(value, dict):
+        return {name: _readable(item, name) for name, item in value.items()}
+    if isinstance(value, list):
+        return [_readable(item) for item in value]
+    if isinstance(value, str) and (key in TIME_KEYS or key.endswith("_at")):
+        return parse_datetime(value) or value
+    return value
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET"])
+def my_data(request: HttpRequest) -> HttpResponse:
+    """Everything the site keeps about the person (`export_personal_data`), readable; the same as
+    JSON at /api/me/export (the page's "Download JSON")."""
+    data = _readable(privacy.export_personal_data(user=request.user))
+    activity = data["activity"]
+    return render(
+        request,
+        "accounts/my_data.html",
+        {"data": data, "activity_shown": activity[::-1][:ACTIVITY_SHOWN], "activity_count": len(activity)},
+    )
+
+
+@never_cache
+@login_required
+@sensitive_post_parameters("password")
+@require_http_methods(["GET", "POST"])
+def delete_account(request: HttpRequest) -> HttpResponse:
+    """Delete my account: the person's password once more (a wrong one changes nothing and counts
+    towards the sign-in pause), then `accounts.privacy.delete_account`, sign-out and the event list.
+    The last superuser is refused, on the page before anything is asked."""
+    user = request.user
+    last_superuser = privacy.is_last_superuser(user)
+    form = DeleteAccountForm(request.POST if request.method == "POST" else None, user=user, request=request)
+    if request.method == "POST" and not last_superuser:
+        if form.is_valid():
+            try:
+                privacy.delete_account(user=user, language=get_language())
+            except privacy.LastSuperuser as refusal:  # another superuser left meanwhile
+                form.add_error(None, str(refusal))
+            else:
+                auth.logout(request)
+                messages.success(
+                    request,
+                    _("Your account and its personal data are deleted. A last e-mail confirms it."),
+                )
+                return redirect("event-list")
+        elif form.paused:
+            return sign_in_paused(request)
+    status = 200 if request.method == "GET" else (409 if last_superuser else 400)
+    return render(
+        request,
+        "accounts/delete_account.html",
+        {"form": form, "last_superuser": last_superuser, "refusal": privacy.LastSuperuser()},
+        status=status,
+    )
+
+
+def privacy_page(request: HttpRequest) -> HttpResponse:
+    """What the site keeps, why, for how long (the retention settings), and how to take it or delete it."""
+    return render(
+        request,
+        "privacy.html",
+        {
+            "sign_in_days": settings.RETENTION_SIGN_IN_ATTEMPTS_DAYS,
+            "visitor_token_days": settings.RETENTION_VISITOR_TOKENS_DAYS,
+            "notification_days": settings.RETENTION_NOTIFICATIONS_DAYS,
+            "session_days": settings.SESSION_COOKIE_AGE // 86400,
+        },
+    )

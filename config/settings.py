@@ -291,6 +291,12 @@ OAUTH2_PROVIDER = {
 SESSION_ENGINE = "accounts.sessions"  # database sessions, read joined to their person
 # The worker deletes expired sessions this often (accounts/tasks.py; Django's clearsessions, scheduled).
 SESSION_SWEEP_HOURS = float(os.environ.get("SESSION_SWEEP_HOURS", "24"))
+# How long personal data is kept before the worker removes or clears it (accounts/tasks.py, daily;
+# accounts/privacy.py; shown on /privacy/): sign-in attempts (django-axes), the anonymous visitor's token
+# on Activity rows (the row is kept), and a sent e-mail's address and last error (the row is kept).
+RETENTION_SIGN_IN_ATTEMPTS_DAYS = int(os.environ.get("RETENTION_SIGN_IN_ATTEMPTS_DAYS", "30"))
+RETENTION_VISITOR_TOKENS_DAYS = int(os.environ.get("RETENTION_VISITOR_TOKENS_DAYS", "90"))
+RETENTION_NOTIFICATIONS_DAYS = int(os.environ.get("RETENTION_NOTIFICATIONS_DAYS", "180"))
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 # With REDIS_URL, cache entries (and so rate-limit counts) are shared by every app server process.
