@@ -20,6 +20,7 @@ ENDPOINTS = {
     ("/api/me/waitlist", "get"): "list_waitlist",
     ("/api/events/{event_id}/check-ins", "post"): "check_in_attendee",
     ("/api/events/{event_id}/check-ins", "get"): "find_attendee",
+    ("/api/me/export", "get"): "export_personal_data",
 }
 
 

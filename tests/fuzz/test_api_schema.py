@@ -61,6 +61,7 @@ OPERATION_IDS = [
     "list_waitlist",
     "check_in_attendee",
     "find_attendee",
+    "export_personal_data",
 ]
 
 
