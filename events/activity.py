@@ -37,6 +37,7 @@ from datetime import date, datetime
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import DatabaseError, connection, transaction
 from django.db.models import Count, Subquery
 from django.db.models.functions import TruncDate
@@ -181,12 +182,20 @@ class ActivityBuffer:
 
 
 def _write(taken: list[tuple[Activity, str | None]]) -> None:
-    """One INSERT for the batch; events named by public id are looked up in one query first."""
+    """One INSERT for the batch; events named by public id are looked up in one query first. A row
+    whose person deleted their account while it waited keeps no person (as their older rows do), or
+    the whole batch would fail on the missing key at every retry."""
     wanted = {public_id for _, public_id in taken if public_id}
     keys = dict(Event.objects.filter(public_id__in=wanted).values_list("public_id", "pk")) if wanted else {}
+    people = {row.user_id for row, _ in taken if row.user_id is not None}
+    present = (
+        set(get_user_model().objects.filter(pk__in=people).values_list("pk", flat=True)) if people else set()
+    )
     for row, public_id in taken:
         if public_id:
             row.event_id = keys.get(public_id)
+        if row.user_id is not None and row.user_id not in present:
+            row.user_id, row.visitor_token = None, ""
     write_rows([row for row, _ in taken])
 
 

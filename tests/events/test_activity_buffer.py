@@ -17,7 +17,7 @@ from core.errors import AuthRequired
 from core.visitors import Mode, Visitor
 from events import actions, activity
 from events.models import Activity, ActivityCount
-from tests.factories import EventFactory
+from tests.factories import EventFactory, UserFactory
 from tests.tasks import start_gunicorn
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -81,6 +81,16 @@ def test_a_refusal_naming_an_event_is_written_with_that_event(buffer):
     rows = {row.event_id: row for row in Activity.objects.all()}
     assert set(rows) == {event.pk, None}
     assert {row.outcome for row in rows.values()} == {"SIGN_IN_REQUIRED"}
+
+
+def test_a_row_whose_person_deleted_their_account_meanwhile_is_written_without_them(buffer):
+    event = EventFactory()
+    leaving, staying = UserFactory(username="leaving"), UserFactory(username="staying")
+    for person in (leaving, staying):
+        actions.call("get_event_details", visitor=Visitor(user=person), channel="api", event_id=event.public_id)
+    leaving.delete()  # before the batch is written
+    assert buffer.flush() == 2
+    assert sorted(Activity.objects.values_list("user__username", flat=True), key=str) == [None, "staying"]
 
 
 def test_a_batch_keeps_each_rows_connected_agent_and_counts_the_agents_apart(buffer):
