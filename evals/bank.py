@@ -24,6 +24,9 @@ keyed by case name:
                                             seat is offered to the case's account (which must be the one
                                             waiting), and the page is reloaded; needs signedIn, resetSeats
                                             on the same event and a join_waitlist call in `before`
+                  "door": "evt-…",          the case's account joins the event's door staff (so its
+                                            check-in page offers the door's tools), its seeded seats
+                                            come back and nobody is checked in there; needs signedIn
                   "blockApi": {"url": glob, "times": n}},   requests aborted (times absent: all)
         "exactArguments": true,             matched calls may carry no argument beyond the expected ones
         "allowRelaxAfterZero": true,        the person allows a looser search after zero results (in the
@@ -76,7 +79,7 @@ META_KEYS = {
     "smokeArguments",
     "note",
 }
-SETUP_KEYS = {"signedIn", "before", "blockApi", "resetSeats", "freeSeat"}
+SETUP_KEYS = {"signedIn", "before", "blockApi", "resetSeats", "freeSeat", "door"}
 
 
 class BankError(ValueError):
@@ -399,9 +402,11 @@ def _check_seats(setup: dict, where: str) -> None:
     """`resetSeats` and `freeSeat` name an event; a freed seat must be offered to the case's own
     account, so it needs that account (signedIn), in line (a join_waitlist call in `before`) and alone
     among the runner's accounts (resetSeats on the same event: earlier cases' accounts leave first)."""
-    for key in ("resetSeats", "freeSeat"):
+    for key in ("resetSeats", "freeSeat", "door"):
         if key in setup and not (isinstance(setup[key], str) and setup[key].strip()):
             raise BankError(f"{where}: {key} is an event's id, such as evt-django-code-review-hours")
+    if "door" in setup and setup.get("signedIn") is not True:
+        raise BankError(f"{where}: door puts the case's account on the event's door staff: it needs signedIn")
     event = setup.get("freeSeat")
     if event is None:
         return

@@ -26,7 +26,8 @@ from collections.abc import Mapping
 
 from .seats import EVAL_ACCOUNT_PREFIX
 
-SCOPES = ("events:read", "saved:write", "registrations:write")
+# checkin:write is only as good as the account's part at an event's door (the `door` setup step).
+SCOPES = ("events:read", "saved:write", "registrations:write", "checkin:write")
 TOKEN_DAYS = 1
 TOKEN_NAME = "evals over MCP"
 

@@ -76,7 +76,7 @@ def prepare(browser, base_url: str, case: Case, seats: SiteSeats | None = None) 
     """The case's page in the state its setup says. `seats` reaches the site's database for the seat
     steps (`resetSeats`, `freeSeat`: evals/seats.py); cases without them never use it."""
     setup = case.meta.setup
-    if (setup.get("resetSeats") or setup.get("freeSeat")) and seats is None:
+    if (setup.get("resetSeats") or setup.get("freeSeat") or setup.get("door")) and seats is None:
         raise SetupError("this case changes an event's seats, which needs the site's database")
     return prepare_page(CasePage(browser, base_url, case.meta.route, case.meta.locale), case, seats)
 
@@ -85,13 +85,15 @@ def prepare_page(page, case: Case, seats: SiteSeats | None = None):
     """The setup of `case` on `page` (a `CasePage`, or over MCP a `McpCasePage`, whose steps are the
     same: `open` lists the tools, `sign_up` names the account its token is for). Closes it on failure."""
     setup = case.meta.setup
-    if (setup.get("resetSeats") or setup.get("freeSeat")) and seats is None:
+    if (setup.get("resetSeats") or setup.get("freeSeat") or setup.get("door")) and seats is None:
         page.close()
         raise SetupError("this case changes an event's seats, which needs the site's database")
     try:
         if setup.get("resetSeats"):
             page.setup_log["resetSeats"] = seats.reset(setup["resetSeats"])
         username = page.sign_up() if setup.get("signedIn") else None
+        if setup.get("door"):  # the case's account at the event's door, before its page is opened
+            page.setup_log["door"] = seats.door(setup["door"], username)
         page.open()
         for call in setup.get("before", []):
             record = page.call(call["functionName"], call.get("arguments") or {})

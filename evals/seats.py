@@ -1,5 +1,5 @@
-"""Seat steps of a case's setup (`resetSeats`, `freeSeat`): done on the site's database through the
-product's own actions (`events.actions`), never raw SQL.
+"""Seat steps of a case's setup (`resetSeats`, `freeSeat`, `door`): done on the site's database through
+the product's own actions (`events.actions`) and commands, never raw SQL.
 
 A waiting-list case needs what no tool of its page can do: someone else cancelling, so that a seat
 frees and is held for the case's account. The runner does not import Django; it runs this module in a
@@ -15,6 +15,10 @@ subprocess with the site's environment — `python -m evals.seats reset <event i
 - `free`: the event's first seeded registrant that holds a seat cancels it (`cancel_registration`),
   which offers the seat to the first person waiting. It fails unless that is `username` (the case's
   fresh account), so a case never runs on someone else's offer.
+- `door`: `username` (the case's fresh account) joins the event's door staff, as an organiser adds
+  them (`manage.py add_event_staff … --role door`); the event's seeded seats come back (`reset`) and
+  its standing check-ins are taken back, so its seeded registrants wait at the door again whatever
+  earlier cases (or runs) did there.
 
 Cases run one after another on one site, so these steps make each waiting-list case independent of
 the order of the bank: after `reset` the case's account is the only runner account in the line.
@@ -22,6 +26,7 @@ the order of the bank: after `reset` the case's account is the only runner accou
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -167,17 +172,46 @@ def free_seat(event_id: str, username: str) -> dict:
     }
 
 
+def door(event_id: str, username: str) -> dict:
+    """`username` on the event's door staff; the event's seeded seats back and nobody checked in."""
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+    from django.utils import timezone
+
+    from events.models import CheckIn
+
+    done = reset_seats(event_id)
+    try:
+        call_command("add_event_staff", event_id, username, role="door", stdout=io.StringIO())
+    except CommandError as error:
+        raise SeatError(f"{username} could not join the door staff of {event_id}: {error}") from error
+    # No action takes back another staff member's check-in, however old (undo is for minutes, by its
+    # maker): the step's own, as the organiser's record keeps it (undone, not deleted).
+    standing = CheckIn.objects.filter(registration__event=_event(event_id), undone_at__isnull=True)
+    return {
+        "event": event_id,
+        "doorStaff": username,
+        "checkInsTakenBack": standing.update(undone_at=timezone.now()),
+        "registeredAgain": done["registeredAgain"],
+        "seats": done["seats"],
+    }
+
+
+USAGE = "usage: python -m evals.seats reset EVENT_ID | free EVENT_ID USERNAME | door EVENT_ID USERNAME"
+STEPS = {"reset": (2, reset_seats), "free": (3, free_seat), "door": (3, door)}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] not in ("reset", "free") or len(args) != {"reset": 2, "free": 3}[args[0]]:
-        print("usage: python -m evals.seats reset EVENT_ID | free EVENT_ID USERNAME", file=sys.stderr)
+    if not args or args[0] not in STEPS or len(args) != STEPS[args[0]][0]:
+        print(USAGE, file=sys.stderr)
         return 2
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")  # as manage.py does
     import django
 
     django.setup()
     try:
-        done = reset_seats(args[1]) if args[0] == "reset" else free_seat(args[1], args[2])
+        done = STEPS[args[0]][1](*args[1:])
     except SeatError as error:
         print(f"evals.seats {args[0]}: {error}", file=sys.stderr)
         return 1
@@ -223,6 +257,9 @@ class SiteSeats:
 
     def free(self, event_id: str, username: str) -> dict:
         return self._run("free", event_id, username)
+
+    def door(self, event_id: str, username: str) -> dict:
+        return self._run("door", event_id, username)
 
 
 if __name__ == "__main__":
