@@ -69,7 +69,7 @@ def _describe_tool(tool: dict[str, Any], *, confirmed: bool, labels: list[str] |
         label
         for key, label in (
             ("readOnlyHint", "read-only"),
-            ("untrustedContentHint", "returns organisers' text"),
+            ("untrustedContentHint", "returns text written by people (untrusted)"),
             ("consequentialHint", "consequential"),
         )
         if tool.get("annotations", {}).get(key)
@@ -135,7 +135,7 @@ def _mcp_section(request: HttpRequest) -> list[str]:
                 (hints.read_only_hint, "read-only"),
                 (hints.destructive_hint, "destructive"),
                 (hints.idempotent_hint, "idempotent"),
-                ((tool.meta or {}).get("untrustedContentHint"), "returns organisers' text"),
+                ((tool.meta or {}).get("untrustedContentHint"), "returns text written by people (untrusted)"),
             )
             if on
         ]

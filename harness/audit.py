@@ -33,7 +33,7 @@ from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 ACCEPTED = PROJECT_DIR / ".ci" / "accepted-findings.toml"
-NPM_FOLDERS = ("lighthouse", "mcp-judges")
+NPM_FOLDERS = ("lighthouse", "mcp-judges", "static-build")
 ATTEMPTS = 3
 
 

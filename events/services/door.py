@@ -153,7 +153,9 @@ def check_in_attendee(
     except IntegrityError:  # this scan_id was another registration's scan: it is not a new one
         raise TicketUnknown("This scan id was already used for another ticket.") from None
     bump_state_version(visitor=Visitor(user=registration.user))
-    return CheckInResult(event, registration, check_in, True, False, state_version(visitor=visitor))
+    # The staff member's state changes too: a confirmation they gave for this check-in is spent by it,
+    # so replaying it after an undo asks them again.
+    return CheckInResult(event, registration, check_in, True, False, bump_state_version(visitor=visitor))
 
 
 @dataclass(frozen=True)
@@ -189,7 +191,7 @@ def undo_check_in(*, visitor: Visitor, event_id: str, attendee_id: int) -> UndoR
     standing.undone_at, standing.undone_by = now, staff
     standing.save(update_fields=["undone_at", "undone_by"])
     bump_state_version(visitor=Visitor(user=registration.user))
-    return UndoResult(event, registration, True, state_version(visitor=visitor))
+    return UndoResult(event, registration, True, bump_state_version(visitor=visitor))
 
 
 @dataclass(frozen=True)

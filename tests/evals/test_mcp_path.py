@@ -22,6 +22,8 @@ TOOLS = {
     "cancel_registration",
     "join_waitlist",
     "leave_waitlist",
+    "find_attendee",
+    "check_in_attendee",
 }
 READ_ONLY = {"search_events", "get_event_details"}
 
@@ -50,6 +52,8 @@ def test_signed_in_and_writing_cases_get_an_account_and_the_auth_cases_stay_anon
     assert with_account == {"WRITE-01", "WRITE-02", "WRITE-03", "WRITE-04", "WRITE-05", "WRITE-06"} | {
         "WRITE-07",
         "ORD-03 e",
+        "ORD-04 e",  # the door: a staff member's account
+        "ORD-04 z",
     }
     assert reasons[starting(bank, "WRITE-03").name] == "signedIn"
     assert reasons[starting(bank, "WRITE-01").name].startswith("the case writes (save_event)")

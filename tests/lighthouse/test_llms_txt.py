@@ -75,7 +75,7 @@ def test_llms_txt_promises_exactly_the_declared_hints_and_confirmations(llms_txt
         for exposure in tool.exposures:
             line = _tool_line(llms_txt, exposure.url_name, tool.name)
             assert ("read-only" in line) == tool.read_only, line
-            assert ("returns organisers' text" in line) == tool.untrusted_content, line
+            assert ("returns text written by people (untrusted)" in line) == tool.untrusted_content, line
             assert ("consequential" in line) == tool.consequential, line
             confirms = any(e.confirm for e in tool.exposures if e.url_name == exposure.url_name)
             assert ("the person confirms each call" in line) == confirms, line

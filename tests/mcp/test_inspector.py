@@ -28,6 +28,8 @@ TOOLS = [
     "cancel_registration",
     "join_waitlist",
     "leave_waitlist",
+    "find_attendee",
+    "check_in_attendee",
 ]
 
 
@@ -57,7 +59,7 @@ def inspector(mcp_url, tmp_path):
     return run
 
 
-def test_tools_list_has_our_seven_tools_with_portable_schemas(inspector):
+def test_tools_list_has_our_nine_tools_with_portable_schemas(inspector):
     listed = inspector("--method", "tools/list", "--strict")
     assert [tool["name"] for tool in listed["tools"]] == sorted(
         TOOLS

@@ -20,6 +20,8 @@ TOOL_NAMES = [
     "cancel_registration",
     "join_waitlist",
     "leave_waitlist",
+    "find_attendee",
+    "check_in_attendee",
 ]
 
 
