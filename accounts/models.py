@@ -90,3 +90,26 @@ class Session(AbstractBaseSession):
         from .sessions import SessionStore  # noqa: PLC0415 (circular: models ↔ sessions)
 
         return SessionStore
+
+
+class Preferences(models.Model):
+    """A person's choices about the site's e-mail: a reminder before each event they are registered
+    for, on unless they turn it off (on My events, or with the one-click link in a reminder). A person
+    without a row has every default."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preferences"
+    )
+    reminders = models.BooleanField(_("reminders before events"), default=True)
+    updated_at = models.DateTimeField(_("changed"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("e-mail preferences")
+        verbose_name_plural = _("e-mail preferences")
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: reminders {'on' if self.reminders else 'off'}"
+
+    @classmethod
+    def set_reminders(cls, user, *, on: bool) -> None:
+        cls.objects.update_or_create(user=user, defaults={"reminders": on})

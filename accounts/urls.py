@@ -13,5 +13,7 @@ urlpatterns = [
     path("tokens/<int:token_id>/revoke/", views.revoke_token, name="revoke-access-token"),
     path("agents/", oauth_views.connected_agents, name="connected-agents"),
     path("agents/<int:application_id>/revoke/", oauth_views.revoke_agent, name="revoke-connected-agent"),
+    path("reminders/", views.reminder_settings, name="reminder-settings"),
+    path("reminders/unsubscribe/<str:token>/", views.reminders_unsubscribe, name="reminders-unsubscribe"),
     path("", include("django.contrib.auth.urls")),
 ]

@@ -1,4 +1,5 @@
-"""Sign up (sign in, sign out and password reset are Django's own views with our templates)."""
+"""Sign up (sign in, sign out and password reset are Django's own views with our templates); the
+reminder setting (My events) and the reminders' one-click unsubscribe."""
 
 from __future__ import annotations
 
@@ -6,23 +7,27 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import auth, messages
-from django.contrib.auth import REDIRECT_FIELD_NAME, login
+from django.contrib.auth import REDIRECT_FIELD_NAME, get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import PasswordResetView
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
+from django.utils.cache import patch_vary_headers
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.http import is_same_site
+from events.mail.messages import reminders_on, unsubscribed_user_id
 
 from . import privacy
 from .forms import AccessTokenForm, DeleteAccountForm, SignUpForm
 from .lockout import note_reset, reset_pause, sign_in_paused
+from .models import Preferences
 from .tokens import TokenRefused, create_access_token, list_access_tokens, revoke_access_token
 
 
@@ -91,6 +96,47 @@ def password_reset(request: HttpRequest) -> HttpResponseBase:
             return response
         note_reset(request, email)
     return PasswordResetView.as_view()(request)
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def reminder_settings(request: HttpRequest) -> HttpResponse:
+    """The reminder setting, a checkbox: on (checked) or off. My events loads this form into its page
+    after the page (htmx), so the page itself reads nothing more for it; without JavaScript its link
+    opens the form on a page of its own. A plain POST returns to My events, htmx's gets the form back."""
+    htmx = bool(getattr(request, "htmx", False))
+    saved = ""
+    if request.method == "POST":
+        on = request.POST.get("reminders") == "on"
+        Preferences.set_reminders(request.user, on=on)
+        saved = _("You will get a reminder before each of your events.") if on else _("Reminders are off.")
+        if not htmx:
+            messages.success(request, saved)
+            return redirect("me")
+    else:
+        on = reminders_on(request.user)
+    template = "accounts/reminders_setting.html" + ("#form" if htmx else "")
+    response = render(request, template, {"reminders": on, "saved": saved})
+    patch_vary_headers(response, ("HX-Request",))  # the same URL answers a page or the form alone
+    return response
+
+
+@csrf_exempt  # the signed token is the authority: a mail client's one-click POST has no CSRF token
+@never_cache
+@require_http_methods(["GET", "POST"])
+def reminders_unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
+    """A reminder's List-Unsubscribe link (RFC 8058): a POST (the mail client's one click, or the
+    button here) turns the named person's reminders off, signed in or not; a GET only shows the button,
+    so a link scanner that follows the link changes nothing."""
+    user_id = unsubscribed_user_id(token)
+    person = get_user_model().objects.filter(pk=user_id).first() if user_id is not None else None
+    if person is None:
+        return render(request, "accounts/reminders_unsubscribe.html", {"invalid": True}, status=404)
+    if request.method == "POST":
+        Preferences.set_reminders(person, on=False)
+        return render(request, "accounts/reminders_unsubscribed.html")
+    return render(request, "accounts/reminders_unsubscribe.html", {"already_off": not reminders_on(person)})
 
 
 # ── the person's data: see it, take it, delete it; the privacy page ─────────────────────────────

@@ -224,6 +224,10 @@ NOTIFICATION_SEND_LEASE = int(os.environ.get("NOTIFICATION_SEND_LEASE", "120"))
 # ends expired offers this often (each offer also has its own task at its expiry).
 WAITLIST_OFFERS_STOP_HOURS = float(os.environ.get("WAITLIST_OFFERS_STOP_HOURS", "2"))
 WAITLIST_SWEEP_MINUTES = float(os.environ.get("WAITLIST_SWEEP_MINUTES", "5"))
+# Reminders (events/tasks.py): a person is e-mailed this many hours before each event they are registered
+# for (unless they turned reminders off); the worker looks for due reminders this often.
+REMINDER_HOURS = float(os.environ.get("REMINDER_HOURS", "24"))
+REMINDER_SWEEP_MINUTES = float(os.environ.get("REMINDER_SWEEP_MINUTES", "5"))
 # The door (events/services/door.py): a check-in can be undone at the door this long after it.
 CHECK_IN_UNDO_MINUTES = float(os.environ.get("CHECK_IN_UNDO_MINUTES", "5"))
 

@@ -63,6 +63,7 @@ class NotificationKind(models.TextChoices):
     WAITLIST_OFFER = "waitlist_offer", _("Seat offered")
     OFFER_EXPIRED = "offer_expired", _("Offer expired")
     EVENT_CANCELLED = "event_cancelled", _("Event cancelled")
+    REMINDER = "reminder", _("Reminder")
 
 
 class NotificationStatus(models.TextChoices):
@@ -70,3 +71,4 @@ class NotificationStatus(models.TextChoices):
     SENDING = "sending", _("Being sent")
     SENT = "sent", _("Sent")
     FAILED = "failed", _("Failed")
+    SKIPPED = "skipped", _("Not sent: no longer wanted")  # e.g. a reminder after a cancellation

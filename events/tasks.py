@@ -7,12 +7,19 @@ when they run, because the use cases enqueue these tasks.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db.models import Exists, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.tasks import task
+from django.utils import timezone, translation
 
 from core.tasks import keep_one_queued
+
+from .choices import EventStatus, NotificationKind, RegistrationStatus
+from .mail import outbox
+from .models import Notification, Registration
 
 
 @task()
@@ -37,3 +44,65 @@ def sweep_waitlists() -> int:
 def schedule_sweep(*, after: timedelta = timedelta(0)) -> None:
     """Make sure one sweep is queued (called after `migrate` and by each sweep for the next one)."""
     keep_one_queued(sweep_waitlists, after=after)
+
+
+@task()
+def send_reminders() -> int:
+    """Every REMINDER_SWEEP_MINUTES: queue the reminders now due, then schedule the next run."""
+    queued = queue_due_reminders(now=timezone.now())
+    schedule_reminders(after=timedelta(minutes=settings.REMINDER_SWEEP_MINUTES))
+    return queued
+
+
+def schedule_reminders(*, after: timedelta = timedelta(0)) -> None:
+    """Make sure one reminder run is queued (called after `migrate` and by each run for the next one)."""
+    keep_one_queued(send_reminders, after=after)
+
+
+def queue_due_reminders(*, now: datetime) -> int:
+    """Notify every confirmed registration whose published event starts within REMINDER_HOURS (and has
+    not started), whose person has not turned reminders off; returns how many were queued.
+
+    Exactly once per registration and activation: the outbox's key names both (a registration
+    re-activated later has a new ticket, so it gets a reminder of its own), and a second notify with
+    the same key sends nothing. Those that have their reminder already are left out, so a run queues
+    only new ones. Whether it still goes is checked again when it is sent (`messages.still_wanted`).
+    The mail is in the person's last language: the one of the latest mail a change of theirs caused,
+    else LANGUAGE_CODE (there is no stored per-person language).
+    """
+    already = Notification.objects.filter(
+        kind=NotificationKind.REMINDER,
+        registration=OuterRef("pk"),
+        created_at__gte=Coalesce(OuterRef("ticket_issued_at"), OuterRef("created_at")),
+    )
+    last_language = (
+        Notification.objects.filter(user=OuterRef("user"))
+        .exclude(kind=NotificationKind.REMINDER)
+        .order_by("-created_at", "-id")
+        .values("language")[:1]
+    )
+    due = (
+        Registration.objects.filter(
+            status=RegistrationStatus.CONFIRMED,
+            event__status=EventStatus.PUBLISHED,
+            event__starts_at__gt=now,
+            event__starts_at__lte=now + timedelta(hours=settings.REMINDER_HOURS),
+        )
+        .exclude(user__preferences__reminders=False)  # accounts.Preferences: reminders turned off
+        .exclude(Exists(already))
+        .annotate(last_language=Subquery(last_language))
+        .select_related("user", "event")
+        .order_by("event__starts_at", "pk")
+    )
+    queued = 0
+    for registration in due:
+        activation = registration.ticket_issued_at or registration.created_at
+        with translation.override(registration.last_language or settings.LANGUAGE_CODE):
+            queued += outbox.notify(
+                NotificationKind.REMINDER,
+                user=registration.user,
+                event=registration.event,
+                cause=f"reminder-{registration.pk}-{activation.isoformat()}",
+                registration=registration,
+            )
+    return queued

@@ -4,24 +4,32 @@ One builder per kind, so every path that causes a mail (page, API, tool, admin, 
 message. The mail is rendered at send time in the language the cause was made in; links are absolute
 with SITE_URL. Its Message-ID comes from the notification's idempotency key, so even a resend after a
 crash mid-send is recognisable as the same message.
+
+Some mails are worth sending only while what they are about still holds: `still_wanted` says, for
+the outbox's every attempt, whether such a mail should still go (a reminder, once its registration or
+its event is cancelled, or its person turned reminders off, should not).
 """
 
 from __future__ import annotations
 
+import email.policy
 import hashlib
 from collections.abc import Callable
+from datetime import datetime
 from email.message import MIMEPart
 from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.core import signing
+from django.core.exceptions import ObjectDoesNotExist
 from django.core.mail import EmailMessage
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
 
 from .. import qr
-from ..choices import NotificationKind
+from ..choices import EventStatus, NotificationKind
 from ..models import Notification
 from . import ics
 
@@ -48,6 +56,8 @@ def build_message(notification: Notification) -> EmailMessage:
             "LANGUAGE_CODE": translation.get_language(),
             "site_name": settings.SITE_NAME,
         }
+        if notification.kind == NotificationKind.REMINDER:
+            context["unsubscribe_url"] = unsubscribe_url(notification.user)
         registration = notification.registration
         if registration is not None and registration.is_active and registration.ticket_code:
             context["ticket_code"] = registration.ticket_code  # the holder's own channel: shown as text
@@ -56,12 +66,43 @@ def build_message(notification: Notification) -> EmailMessage:
         name = TEMPLATES[NotificationKind(notification.kind)]
         subject = " ".join(render_to_string(f"events/email/{name}_subject.txt", context).split())
         body = render_to_string(f"events/email/{name}_body.txt", context)
-        message = EmailMessage(subject=subject, body=body, to=[notification.email])
+        message = SiteMessage(subject=subject, body=body, to=[notification.email])
         ATTACH.get(NotificationKind(notification.kind), _nothing)(message, notification, event_url)
     digest = hashlib.sha256(notification.key.encode()).hexdigest()[:32]
     domain = urlsplit(site_url("/")).hostname or "localhost"
     message.extra_headers["Message-ID"] = f"<{digest}@{domain}>"
     return message
+
+
+class SiteMessage(EmailMessage):
+    """Django's message, but the headers in ONE_LINE are written on one line as they are: Python's
+    e-mail policy would turn a value too long to fold (a URL) into RFC 2047 encoded words, which no
+    mail client reads as `List-Unsubscribe` (RFC 2369: a URL in angle brackets)."""
+
+    def message(self, *, policy=email.policy.default):
+        message = super().message(policy=policy)
+        for name in ONE_LINE:
+            value = message[name]
+            if value is not None:
+                message.replace_header(name, _OneLine(name, str(value)))
+        return message
+
+
+ONE_LINE = ("List-Unsubscribe", "List-Unsubscribe-Post")
+
+
+class _OneLine(str):
+    """A header value the e-mail policy writes as given (it uses an object's own `fold`)."""
+
+    name: str
+
+    def __new__(cls, name: str, value: str) -> _OneLine:
+        header = super().__new__(cls, value)
+        header.name = name
+        return header
+
+    def fold(self, *, policy) -> str:
+        return f"{self.name}: {self}{policy.linesep}"
 
 
 def _attach_calendar(message: EmailMessage, notification: Notification, event_url: str) -> None:
@@ -92,6 +133,65 @@ def _attach_calendar_and_ticket(message: EmailMessage, notification: Notificatio
     _attach_ticket(message, notification, event_url)
 
 
+def _unsubscribe_headers(message: EmailMessage, notification: Notification, event_url: str) -> None:
+    """One-click unsubscribe (RFC 8058): a mail client POSTs `List-Unsubscribe=One-Click` to the URL."""
+    message.extra_headers["List-Unsubscribe"] = f"<{unsubscribe_url(notification.user)}>"
+    message.extra_headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+
+
+#: The salt of the reminders' unsubscribe tokens: a token signed for anything else never verifies here.
+UNSUBSCRIBE_SALT = "events.mail.reminders-unsubscribe"
+
+
+def unsubscribe_token(user) -> str:
+    """A signed token naming `user`: the authority to turn their reminders off (no sign-in needed).
+    The same for every reminder to them, and valid until SECRET_KEY changes."""
+    return signing.Signer(salt=UNSUBSCRIBE_SALT).sign(str(user.pk))
+
+
+def unsubscribed_user_id(token: str) -> int | None:
+    """The id of the person `token` names, or None when it is not one of ours."""
+    try:
+        return int(signing.Signer(salt=UNSUBSCRIBE_SALT).unsign(token))
+    except (signing.BadSignature, ValueError):
+        return None
+
+
+def unsubscribe_url(user) -> str:
+    return site_url(reverse("reminders-unsubscribe", kwargs={"token": unsubscribe_token(user)}))
+
+
+def reminders_on(user) -> bool:
+    """Whether `user` wants reminders: on unless their preferences (accounts) say off."""
+    try:
+        return bool(user.preferences.reminders)
+    except ObjectDoesNotExist:  # no preferences row: the defaults
+        return True
+
+
+def still_wanted(notification: Notification, *, now: datetime) -> bool:
+    """Whether this notification should still be sent (checked by every attempt, before sending)."""
+    check = STILL_WANTED.get(NotificationKind(notification.kind))
+    return check is None or check(notification, now)
+
+
+def _reminder_wanted(notification: Notification, now: datetime) -> bool:
+    """A reminder goes while its registration is confirmed in the same activation (one re-activated
+    since has its own reminder), its event is published and has not started, and its person wants
+    reminders."""
+    registration, event = notification.registration, notification.event
+    return (
+        registration is not None
+        and registration.is_active
+        and (
+            registration.ticket_issued_at is None or registration.ticket_issued_at <= notification.created_at
+        )
+        and event.status == EventStatus.PUBLISHED
+        and not event.has_started(now)
+        and reminders_on(notification.user)
+    )
+
+
 def _nothing(message: EmailMessage, notification: Notification, event_url: str) -> None:
     return None
 
@@ -105,8 +205,13 @@ TEMPLATES = {
     NotificationKind.OFFER_EXPIRED: "offer_expired",
     NotificationKind.EVENT_CANCELLED: "event_cancelled",
     NotificationKind.TICKET: "ticket",
+    NotificationKind.REMINDER: "reminder",
 }
 ATTACH: dict[NotificationKind, Callable[[EmailMessage, Notification, str], None]] = {
     NotificationKind.REGISTRATION_CONFIRMED: _attach_calendar_and_ticket,
     NotificationKind.TICKET: _attach_ticket,
+    NotificationKind.REMINDER: _unsubscribe_headers,
+}
+STILL_WANTED: dict[NotificationKind, Callable[[Notification, datetime], bool]] = {
+    NotificationKind.REMINDER: _reminder_wanted,
 }

@@ -14,7 +14,9 @@ than a day in all) and a worker killed mid-send leaves the next attempt queued a
 finds the row `sent` does nothing, and one that finds another attempt still in flight (younger than
 NOTIFICATION_SEND_LEASE) waits for it. After the last attempt fails, the row is `failed` with the error,
 in the admin. The one window left is a crash between the server's "accepted" and our "sent" mark; the
-resend then carries the same Message-ID.
+resend then carries the same Message-ID. An attempt that finds its mail no longer wanted
+(`messages.still_wanted`: a reminder whose registration or event was cancelled since) marks it
+`skipped` and sends nothing, then or later.
 """
 
 from __future__ import annotations
@@ -115,7 +117,11 @@ def _claim(notification_id: int, *, now: datetime) -> Notification | None:
         .filter(pk=notification_id)
         .first()
     )
-    if notification is None or notification.status in (NotificationStatus.SENT, NotificationStatus.FAILED):
+    if notification is None or notification.status in (
+        NotificationStatus.SENT,
+        NotificationStatus.FAILED,
+        NotificationStatus.SKIPPED,
+    ):
         return None
     delays = retry_delays()
     if notification.status == NotificationStatus.SENDING and notification.claimed_at:
@@ -126,6 +132,9 @@ def _claim(notification_id: int, *, now: datetime) -> Notification | None:
         if notification.attempts > len(delays):  # the worker died during the last attempt
             _end(notification, "The worker stopped during the last attempt.")
             return None
+    if not messages.still_wanted(notification, now=now):
+        _end(notification, "No longer wanted when its turn came.", status=NotificationStatus.SKIPPED)
+        return None
     notification.attempts += 1
     notification.status = NotificationStatus.SENDING
     notification.claimed_at = now
@@ -150,8 +159,8 @@ def _record_failure(notification: Notification, error: Exception) -> str:
     return "failed" if last else "will retry"
 
 
-def _end(notification: Notification, reason: str) -> None:
-    notification.status = NotificationStatus.FAILED
+def _end(notification: Notification, reason: str, *, status=NotificationStatus.FAILED) -> None:
+    notification.status = status
     notification.last_error = reason
     notification.save(update_fields=["status", "last_error"])
 

@@ -14,13 +14,19 @@ from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Session
 from accounts.tasks import clear_expired_personal_data, clear_expired_sessions, clear_oauth_leftovers
-from events.tasks import sweep_waitlists
+from events.tasks import send_reminders, sweep_waitlists
 from tests.factories import UserFactory
 from tests.tasks import run_tasks, start_worker
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
-PERIODIC = (clear_expired_sessions, sweep_waitlists, clear_oauth_leftovers, clear_expired_personal_data)
+PERIODIC = (
+    clear_expired_sessions,
+    sweep_waitlists,
+    clear_oauth_leftovers,
+    clear_expired_personal_data,
+    send_reminders,
+)
 
 
 def queued(periodic) -> list[DBTaskResult]:
