@@ -87,7 +87,8 @@ def test_a_row_whose_person_deleted_their_account_meanwhile_is_written_without_t
     event = EventFactory()
     leaving, staying = UserFactory(username="leaving"), UserFactory(username="staying")
     for person in (leaving, staying):
-        actions.call("get_event_details", visitor=Visitor(user=person), channel="api", event_id=event.public_id)
+        visitor = Visitor(user=person)
+        actions.call("get_event_details", visitor=visitor, channel="api", event_id=event.public_id)
     leaving.delete()  # before the batch is written
     assert buffer.flush() == 2
     assert sorted(Activity.objects.values_list("user__username", flat=True), key=str) == [None, "staying"]
