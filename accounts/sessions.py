@@ -33,7 +33,9 @@ class SessionStore(DatabaseSessionStore):
         from .models import Session  # noqa: PLC0415 (circular: models ↔ sessions)
 
         try:
-            row = Session.objects.select_related("user").get(
+            # The person with the two one-row things every signed-in page may show (the reminder setting,
+            # the calendar feed on My events): one statement, not three.
+            row = Session.objects.select_related("user", "user__preferences", "user__calendar_feed").get(
                 session_key=self.session_key, expire_date__gt=timezone.now()
             )
         except (Session.DoesNotExist, SuspiciousOperation) as error:

@@ -33,6 +33,7 @@ from .actions import ACTIONS, Caller, Performed, perform
 from .errors import EventNotFound, RegistrationNotFound
 from .forms import PAGE_PARAM, EventSearchForm
 from .mail import ics
+from .mail.messages import reminders_on
 from .models import Registration
 from .tools import detail_state
 
@@ -296,6 +297,7 @@ def _render_me(request: HtmxHttpRequest, *, region: bool, page: ResolverMatch | 
         "cancelled": [r for r in registrations or [] if not r.is_active],
         "cancellable": cancellable,
         "waitlist": waitlist,
+        "reminders_on": visitor.user is not None and reminders_on(visitor.user),
         "webmcp_state": {**_page_state(request, visitor), "cancellable": bool(cancellable)},
         **({PAGE_ROUTE: page} if page is not None else {}),
     }

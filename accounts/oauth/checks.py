@@ -1,5 +1,7 @@
 """A production issuer is https: tokens and codes must not cross the network in the clear, and clients
-refuse an http authorization server outside development."""
+refuse an http authorization server outside development. A deploy check (`manage.py check --deploy`,
+the first deployment step in README): the site's own tooling runs the server with DEBUG off and an
+http loopback address (the fault runs, the scale-out tests), which must not be refused."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from django.conf import settings
 from django.core.checks import Error, Tags, register
 
 
-@register(Tags.security)
+@register(Tags.security, deploy=True)
 def issuer_is_https(app_configs: Any = None, **kwargs: Any) -> list[Error]:
     if settings.DEBUG or settings.OAUTH_ISSUER.startswith("https://"):
         return []

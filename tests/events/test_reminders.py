@@ -235,12 +235,11 @@ def test_a_token_names_its_person_only(user, other_user):
 def test_the_my_events_checkbox_turns_reminders_off_and_on(user):
     client = Client(headers={"Accept-Language": "en"})
     client.force_login(user)
-    page = client.get("/me/").content.decode()
-    assert 'hx-get="/accounts/reminders/" hx-trigger="load"' in page  # the form is loaded into the page
-    assert '<a href="/accounts/reminders/">Turn reminders on or off</a>' in page  # or opened without JS
-
     checked = '<input type="checkbox" name="reminders" checked>'
     unchecked = '<input type="checkbox" name="reminders">'
+    page = client.get("/me/").content.decode()
+    assert checked in page and 'hx-post="/accounts/reminders/"' in page  # the form is in the page
+
     form = client.get("/accounts/reminders/", headers={"HX-Request": "true"})
     assert checked in form.content.decode() and "<html" not in form.content.decode()  # on by default
 
@@ -256,12 +255,15 @@ def test_the_my_events_checkbox_turns_reminders_off_and_on(user):
 
 
 def test_my_events_reads_nothing_more_for_the_setting(user):
-    """The section costs My events no statement (the form is its own request)."""
+    """The section costs My events no statement of its own: the preference comes with the session."""
+    Preferences.set_reminders(user, on=False)
     client = Client()
     client.force_login(user)
     with CaptureQueriesContext(connection) as captured:
-        client.get("/me/")
-    assert not [query for query in captured.captured_queries if "accounts_preferences" in query["sql"]]
+        page = client.get("/me/").content.decode()
+    assert '<input type="checkbox" name="reminders">' in page
+    reads = [query["sql"] for query in captured.captured_queries if "accounts_preferences" in query["sql"]]
+    assert len(reads) == 1 and "accounts_session" in reads[0]
 
 
 def test_the_setting_needs_a_signed_in_person():

@@ -72,6 +72,17 @@ def test_any_arguments_give_a_result_or_an_envelope_never_a_500(seeded, writes_u
             assert answer["error"]["code"] == -32700, answer
             assert write_snapshot() == before
             return
+        if response.status_code in (401, 403):
+            # The token lacks the tool's scope (the door's checkin:write): the sign-in challenge, whose
+            # body is still the envelope, and nothing done.
+            content = answer["result"]["structuredContent"]
+            assert (content["code"], response.status_code) in (
+                ("AUTH_REQUIRED", 401),
+                ("PERMISSION_DENIED", 403),
+            )
+            assert response["WWW-Authenticate"].startswith("Bearer resource_metadata=")
+            assert write_snapshot() == before
+            return
         assert response.status_code == 200, response.content[:300]
         assert "result" in answer, answer
         result = answer["result"]
