@@ -6,12 +6,18 @@ how to install them."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+
+from harness.server import ServerProcess
+from tests.tasks import database_url
 
 JUDGES_DIR = Path(settings.BASE_DIR) / "mcp-judges"
 PACKAGES = JUDGES_DIR / "node_modules" / "@modelcontextprotocol"
@@ -55,3 +61,35 @@ def run_node(
         timeout=timeout,
         check=False,
     )
+
+
+@contextlib.contextmanager
+def site_process(name: str, log_path: Path, *, debug: bool) -> Iterator[ServerProcess]:
+    """The site in its own process (`manage.py runserver`, threaded) on the test database, SITE_URL its
+    own address (the Origin the suites send must be accepted; the OAuth issuer is that address).
+    `debug`: pages need it on (with it off, whitenoise's storage wants `collectstatic`'s manifest)."""
+    server = ServerProcess(
+        name,
+        lambda port: [
+            sys.executable,
+            "manage.py",
+            "runserver",
+            "--noreload",
+            "--skip-checks",
+            f"127.0.0.1:{port}",
+        ],
+        env={
+            **os.environ,
+            "DATABASE_URL": database_url(),
+            "DEBUG": "1" if debug else "0",
+            "SECRET_KEY": settings.SECRET_KEY,
+            "PYTHONUNBUFFERED": "1",
+        },
+        log_path=log_path,
+    )
+    server.env["SITE_URL"] = server.base_url
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop(grace=5)

@@ -16,19 +16,15 @@ Evidence levels (E1–E4): docs/evidence.md.
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from harness.server import ServerProcess
 from tests.factories import EventFactory
-from tests.tasks import database_url
 
-from .judges import CONFORMANCE_CLI, require, run_node
+from .judges import CONFORMANCE_CLI, require, run_node, site_process
 
 pytestmark = [pytest.mark.judges, pytest.mark.django_db(transaction=True)]
 
@@ -43,29 +39,8 @@ def site(tmp_path):
     """`/mcp` of a site in its own process, on the test database, with one published event."""
     require(CONFORMANCE_CLI)  # skip before starting anything
     EventFactory(public_id="evt-conformance", title="WebMCP conformance")
-    server = ServerProcess(
-        "mcp-conformance",
-        lambda port: [
-            sys.executable,
-            "manage.py",
-            "runserver",
-            "--noreload",
-            "--skip-checks",
-            f"127.0.0.1:{port}",
-        ],
-        env={
-            **os.environ,
-            "DATABASE_URL": database_url(),
-            "DEBUG": "0",
-            "SECRET_KEY": settings.SECRET_KEY,
-            "PYTHONUNBUFFERED": "1",
-        },
-        log_path=tmp_path / "server.log",
-    )
-    server.env["SITE_URL"] = server.base_url  # its own origin: the suite's Origin header must be accepted
-    server.start()
-    yield server
-    server.stop(grace=5)
+    with site_process("mcp-conformance", tmp_path / "server.log", debug=False) as server:
+        yield server
 
 
 def baseline_entries() -> set[str]:

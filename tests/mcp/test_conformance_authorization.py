@@ -22,23 +22,21 @@ import os
 import queue
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from django.conf import global_settings, settings
+from django.conf import global_settings
 from django.test import override_settings
 from oauth2_provider.models import get_access_token_model, get_application_model
 
 from harness.chromium import installed, launch
 from harness.server import ServerProcess, free_port
 from tests.factories import UserFactory
-from tests.tasks import database_url
 
 from . import test_conformance
-from .judges import CONFORMANCE_CLI, require
+from .judges import CONFORMANCE_CLI, require, site_process
 
 pytestmark = [pytest.mark.judges, pytest.mark.django_db(transaction=True)]
 
@@ -56,32 +54,9 @@ EXIT_TIMEOUT = 60  # the suite exchanges the code and writes its results once th
 
 @pytest.fixture
 def site(tmp_path):
-    """The site in its own process on the test database, SITE_URL its own address (so the issuer is),
-    as test_conformance.py's `site` but with DEBUG on: with it off, pages need `collectstatic`'s
-    manifest (whitenoise's storage), and the sign-in and consent pages are pages."""
-    server = ServerProcess(
-        "oauth-conformance",
-        lambda port: [
-            sys.executable,
-            "manage.py",
-            "runserver",
-            "--noreload",
-            "--skip-checks",
-            f"127.0.0.1:{port}",
-        ],
-        env={
-            **os.environ,
-            "DATABASE_URL": database_url(),
-            "DEBUG": "1",
-            "SECRET_KEY": settings.SECRET_KEY,
-            "PYTHONUNBUFFERED": "1",
-        },
-        log_path=tmp_path / "server.log",
-    )
-    server.env["SITE_URL"] = server.base_url
-    server.start()
-    yield server
-    server.stop(grace=5)
+    """As test_conformance.py's `site`, with DEBUG on: the sign-in and consent pages are pages."""
+    with site_process("oauth-conformance", tmp_path / "server.log", debug=True) as server:
+        yield server
 
 
 @pytest.fixture
