@@ -40,6 +40,8 @@ class Task:
     # The state each path ends in, read after the clock has stopped; the two must be equal.
     ui_state: Callable[[Any], dict]
     tool_state: Callable[[Any, Any], dict]
+    # The tools the task needs, one call per action: the fewest steps any tool path can take.
+    actions: tuple[str, ...]
 
 
 # ---- the UI path's actions ------------------------------------------------------------------------
@@ -155,7 +157,15 @@ def saved_by_tool(page, answer: dict) -> dict:
 
 
 TASKS = (
-    Task("SEL-01", "free beginner events in Taipei", sel_ui, sel_tool, listed, listed_by_tool),
+    Task(
+        "SEL-01",
+        "free beginner events in Taipei",
+        sel_ui,
+        sel_tool,
+        listed,
+        listed_by_tool,
+        ("search_events",),
+    ),
     Task(
         "ORD-01",
         f"search {KEYWORD!r}, then the first result's details",
@@ -163,9 +173,16 @@ TASKS = (
         ord_tool,
         event_page,
         event_details,
+        ("search_events", "get_event_details"),
     ),
     Task(
-        "save", f"search {KEYWORD!r}, save the first result", save_ui, save_tool, saved_by_ui, saved_by_tool
+        "save",
+        f"search {KEYWORD!r}, save the first result",
+        save_ui,
+        save_tool,
+        saved_by_ui,
+        saved_by_tool,
+        ("search_events", "save_event"),
     ),
 )
 
@@ -237,6 +254,9 @@ def task_figures(task: Task, runs: dict[str, list[dict]]) -> dict:
         "ui": ui,
         "tool": tool,
         "fewer_steps": round(ui["steps"] / tool["steps"], 2),
+        "minimum_steps": len(task.actions),
+        "tool_calls": [call["tool"] for call in runs["tool"][0]["calls"]],
+        "actions": list(task.actions),
         "fewer_bytes": round(ui["bytes"] / tool["bytes"], 2),
         "less_time": round(ui["ms"] / tool["ms"], 2),
         "end_state": states[0],
