@@ -1,8 +1,10 @@
-"""`make faults`: PostgreSQL goes away under mixed traffic, and nothing that was acknowledged is lost.
+"""`make faults`: PostgreSQL goes away, gunicorn workers are killed, under mixed traffic, and nothing
+that was acknowledged is lost.
 
     .venv/bin/python -m bench.faults                       # the README's figures
     .venv/bin/python -m bench.faults --no-record           # the same, no result file (what the test runs)
     .venv/bin/python -m bench.faults --faults outage       # one fault only
+    .venv/bin/python -m bench.faults --faults worker-kill  # the killed workers only
 
 A fault-injection run, not a benchmark. It makes a throw-away PostgreSQL cluster of its own (`initdb`
 and `pg_ctl` of the newest /usr/lib/postgresql/*/bin, or FAULTS_PG_BIN; as the `postgres` OS user
@@ -14,31 +16,45 @@ bench's gunicorn (bench/infra.py: 2 sync workers, DEBUG=0, DB_CONN_MAX_AGE=60) s
 Client threads send a closed-loop mix: saves (`PUT /api/me/saved/<id>`) and registrations
 (`POST /api/events/<id>/registration`) by signed-in users (session cookie, CSRF cookie and header), and
 API searches. Every write is a (user, event) pair never sent before, on an event without a seat limit,
-so each acknowledged write must leave exactly one row. Each request has a timeout (10 s). During the
-traffic the cluster is hit by these faults, in order (`--faults`):
+so each acknowledged write must leave exactly one row. Each request has a timeout (10 s); a client
+that gets no answer sends the same request again (up to `--retries` times: every request of the mix is
+idempotent), as a real client would. During the traffic these faults follow, in order (`--faults`):
 
 - `outage`: `pg_ctl stop -m fast`, the database stays down `--outage` seconds, `pg_ctl start`;
 - `restart`: `pg_ctl restart -m fast` while the traffic goes on;
 - `idle-restart`: the clients pause until no request is in flight, `pg_ctl restart -m fast`, the
   clients go on. The workers' persistent connections died while idle: the first request on each
-  shows what a dead pooled connection does after the database is back.
+  shows what a dead pooled connection does after the database is back;
+- `worker-kill`: `--kills` times (4), SIGKILL to a gunicorn worker (never the arbiter) that is serving
+  (it holds a connection to the database, so it has booted and is working off requests), the oldest
+  first, `--kill-every` seconds (0.5) after the previous one's replacement appeared; then traffic until
+  every replacement serves. A request on the killed worker loses its connection (dropped) and is sent
+  again; the other worker, or the replacement once booted, answers it.
 
-Afterwards, with the database up, it checks and exits non-zero on any violation:
+Afterwards, with gunicorn stopped (its graceful stop writes each surviving worker's pending Activity
+rows) and the database up, it checks and exits non-zero on any violation:
 
 - every save and registration answered 2xx is in the database (saved row, confirmed registration);
+- every acknowledged registration has its confirmation e-mail in the outbox (the queued
+  `open_notification` task that names it, one), no person has two confirmed registrations for one
+  event, and every write the run sent that is in the database has its `Activity` row (`OK`, the
+  person's, the event's);
 - no answer was a 5xx other than the 503 envelope (`TEMPORARY_FAILURE` / `EVENT_SERVICE_UNAVAILABLE`),
   and no other status came back but 2xx, 429 `RATE_LIMITED` and 409 (`EVENT_FULL`, …);
-- no request went unanswered or took longer than the timeout;
+- no request went unanswered or took longer than the timeout, except those dropped by a killed worker
+  (a connection error while a kill happened), and each of those was answered when sent again; a
+  dropped registration ends with exactly one confirmed registration;
 - a 503 only while the database was down or within `--recovery-limit` seconds (5) after it came
   back, and the first 2xx within that limit too, without restarting gunicorn;
 - gunicorn's workers are the ones it started with (same PIDs, none booted since, no worker timeout),
-  and the server logged no "Internal Server Error";
+  and the server logged no "Internal Server Error"; after `worker-kill`, the arbiter is the same
+  process, each killed worker was replaced, and no other worker was booted, killed or timed out;
 - and that the run meant something: 2xx before the first fault and after each, 503s during each fault
-  that had traffic.
+  of the database that had traffic, and the kills dropped requests in flight.
 
-It prints a table per fault and writes `bench/results/faults-<UTC timestamp>.json` (not with
-`--no-record`). The cluster, the server and the temporary directories are removed whatever happens
-(kept, with the logs, after a failed run).
+It prints a table per fault of the database, one of the kills, and writes
+`bench/results/faults-<UTC timestamp>.json` (not with `--no-record`). The cluster, the server and the
+temporary directories are removed whatever happens (kept, with the logs, after a failed run).
 """
 
 from __future__ import annotations
@@ -56,6 +72,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -70,12 +87,27 @@ from harness.revision import checkout_revision
 from harness.server import free_port
 
 DB_NAME = f"{DB_PREFIX}_faults"
-FAULTS = ("outage", "restart", "idle-restart")
+FAULTS = ("outage", "restart", "idle-restart", "worker-kill")
 TEMPORARY = {"ok": False, "code": "TEMPORARY_FAILURE", "reason": "EVENT_SERVICE_UNAVAILABLE"}
 # Refusals a write may get in this mix without anything being wrong (documented in the API's schema).
 EXPECTED_4XX = {429: {"RATE_LIMITED"}, 409: {"EVENT_FULL", "ALREADY_REGISTERED", "REGISTRATION_CLOSED"}}
-# Markers of trouble in gunicorn's log (Django's request logger writes the 500s it answers).
-LOG_MARKERS = ("Internal Server Error", "WORKER TIMEOUT", "Worker exiting", "Booting worker")
+# Markers of trouble in gunicorn's log (Django's request logger writes the 500s it answers); the
+# arbiter's "Worker (pid:…) was sent SIGKILL!" and "Booting worker" are expected for the kills only.
+LOG_MARKERS = ("Internal Server Error", "WORKER TIMEOUT", "Worker exiting", "Booting worker", "was sent")
+# What a client sees when the worker holding its connection dies (reset, closed without an answer, or
+# closed in the middle of the answer); a timeout is not one.
+DROPPED = {
+    "ConnectionResetError",
+    "RemoteDisconnected",
+    "BrokenPipeError",
+    "ConnectionAbortedError",
+    "IncompleteRead",
+}
+# The action whose OK Activity row a committed write of each kind must have.
+ACTION_OF = {"save": "save_event", "register": "register_event"}
+# How long a killed worker's replacement may take to appear and to serve (boot, first request).
+REPLACEMENT_LIMIT = 60.0
+RETRY_PAUSE = 0.05  # a client's pause before it sends a dropped request again (s)
 
 
 class Stop(Exception):
@@ -228,6 +260,9 @@ class Answer:
     reason: str = ""
     ok: bool | None = None
     error: str = ""
+    failure: str = ""  # the exception's class name when there was no answer
+    request: int = 0  # the logical request: a request sent again keeps its number
+    attempt: int = 0  # 0, then 1, 2, … for each time it was sent again
 
     @property
     def seconds(self) -> float:
@@ -255,10 +290,12 @@ class Traffic:
     pause: float
     seed: int
     port: int
+    retries: int
     started: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock)
     answers: list[Answer] = field(default_factory=list)
     next_pair: dict[str, int] = field(default_factory=lambda: {"save": 0, "register": 0})
+    requests: int = 0
     in_flight: int = 0
     go: threading.Event = field(default_factory=threading.Event)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -280,26 +317,34 @@ class Traffic:
             if not self.go.wait(timeout=0.2):
                 continue
             roll = chooser.random()
+            event: str | None
             if roll < 0.4:
                 user, event = self.pair("save")
-                answer = Answer("save", f"/api/me/saved/{event}", user, event, 0.0)
-                method = "PUT"
+                kind, path, method = "save", f"/api/me/saved/{event}", "PUT"
             elif roll < 0.8:
                 user, event = self.pair("register")
-                answer = Answer("register", f"/api/events/{event}/registration", user, event, 0.0)
-                method = "POST"
+                kind, path, method = "register", f"/api/events/{event}/registration", "POST"
             else:
-                user = chooser.randrange(len(self.sessions))
-                answer = Answer("search", "/api/events?location=taipei&price=free", user, None, 0.0)
-                method = "GET"
+                user, event = chooser.randrange(len(self.sessions)), None
+                kind, path, method = "search", "/api/events?location=taipei&price=free", "GET"
             with self.lock:
-                self.in_flight += 1
+                self.in_flight += 1  # until its last retry: a paused run waits for the whole request
+                self.requests += 1
+                number = self.requests
             try:
-                self.send(answer, method)
+                for attempt in range(self.retries + 1):
+                    answer = Answer(kind, path, user, event, 0.0, request=number, attempt=attempt)
+                    try:
+                        self.send(answer, method)
+                    finally:
+                        with self.lock:
+                            self.answers.append(answer)
+                    if answer.status:
+                        break
+                    time.sleep(RETRY_PAUSE)  # no answer: the same request again (each is idempotent)
             finally:
                 with self.lock:
                     self.in_flight -= 1
-                    self.answers.append(answer)
             if self.pause:
                 time.sleep(self.pause)
 
@@ -328,7 +373,8 @@ class Traffic:
             else:
                 answer.error = f"not a JSON object: {body[:120]!r}"
         except (OSError, http.client.HTTPException) as failure:
-            answer.status, answer.error = 0, f"{type(failure).__name__}: {failure}"
+            answer.status, answer.failure = 0, type(failure).__name__
+            answer.error = f"{answer.failure}: {failure}"
         finally:
             answer.done = self.now()
             connection.close()
@@ -343,13 +389,164 @@ class Traffic:
         raise BenchError(f"requests still in flight {timeout:.0f} s after the clients were paused")
 
 
-def drive(traffic: Traffic, cluster: Cluster, args: argparse.Namespace) -> list[Fault]:
+# ---- killing workers ---------------------------------------------------------------------------
+
+
+@dataclass
+class Kill:
+    """One SIGKILL of a gunicorn worker (times in seconds from the start of the traffic)."""
+
+    pid: int
+    at: float  # just before the signal
+    sent: float = 0.0  # os.kill returned: the worker is gone
+    replaced_by: int = 0
+    replaced_at: float = 0.0  # the arbiter had forked the replacement
+    serving_at: float | None = None  # the replacement held a connection to the database
+
+
+@dataclass
+class KillPhase:
+    """The `worker-kill` fault: its kills, and the traffic from its start until its end."""
+
+    arbiter: int
+    workers_before: list[int]
+    started: float
+    ended: float = 0.0
+    kills: list[Kill] = field(default_factory=list)
+
+
+def database_sockets(port: int) -> set[str]:
+    """The socket inodes of the established TCP connections to 127.0.0.1:`port` (/proc/net/tcp)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            # sl local rem st …: rem is HEX_IP:HEX_PORT, st 01 is ESTABLISHED, the 10th field the inode
+            if len(fields) > 9 and fields[3] == "01" and int(fields[2].rsplit(":", 1)[1], 16) == port:
+                inodes.add(fields[9])
+    return inodes
+
+
+def holds_connection(pid: int, inodes: set[str]) -> bool:
+    """Whether process `pid` has one of these sockets open."""
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:[") and target[8:-1] in inodes:
+            return True
+    return False
+
+
+def started_at(pid: int) -> int:
+    """The process's start time in clock ticks since boot (/proc/<pid>/stat, field 22): its age."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+class Killer:
+    """Kills the arbiter's serving workers one after the other and follows their replacements.
+
+    A worker counts as serving once it holds a connection to the database: it has booted and worked off
+    a request (the sync workers keep their connection, `CONN_MAX_AGE`). Killing only such a worker puts
+    each kill in the middle of the traffic rather than in a worker's boot. It kills one only while
+    another serves too, so the site keeps a worker answering: killing the last one would leave none for
+    as long as a replacement boots (10–15 s on a busy 2-CPU machine), and the requests queued meanwhile
+    would outlast the clients' timeout without anything being wrong with the server.
+    """
+
+    def __init__(self, traffic: Traffic, arbiter: int, database_port: int) -> None:
+        self.traffic = traffic
+        self.arbiter = arbiter
+        self.database_port = database_port
+
+    def serving(self) -> list[int]:
+        """The arbiter's workers that hold a connection to the database, oldest first."""
+        inodes = database_sockets(self.database_port)
+        workers = [pid for pid in memory.children(self.arbiter) if holds_connection(pid, inodes)]
+        return sorted(workers, key=started_at)
+
+    def _until(self, what: str, found, phase: KillPhase):
+        deadline = time.monotonic() + REPLACEMENT_LIMIT
+        while time.monotonic() < deadline:
+            self._note_serving(phase)
+            value = found()
+            if value:
+                return value
+            time.sleep(0.02)
+        raise BenchError(f"worker-kill: no {what} within {REPLACEMENT_LIMIT:.0f} s")
+
+    def _target(self, killed: set[int]) -> int:
+        """The oldest serving worker, if another one serves as well (0 otherwise)."""
+        serving = [pid for pid in self.serving() if pid not in killed]
+        return serving[0] if len(serving) > 1 else 0
+
+    def _note_serving(self, phase: KillPhase) -> None:
+        waiting = [kill for kill in phase.kills if kill.replaced_by and kill.serving_at is None]
+        if waiting:
+            now, serving = self.traffic.now(), set(self.serving())
+            for kill in waiting:
+                if kill.replaced_by in serving:
+                    kill.serving_at = now
+
+    def run(self, kills: int, every: float) -> KillPhase:
+        phase = KillPhase(
+            arbiter=self.arbiter, workers_before=memory.children(self.arbiter), started=self.traffic.now()
+        )
+        killed: set[int] = set()
+        for _ in range(kills):
+            pid = self._until("two serving workers, one to kill", lambda: self._target(killed), phase)
+            others = set(memory.children(self.arbiter)) - {pid}
+            kill = Kill(pid=pid, at=self.traffic.now())
+            os.kill(pid, signal.SIGKILL)
+            kill.sent = self.traffic.now()
+            killed.add(pid)
+            phase.kills.append(kill)
+
+            def replacement(pid: int = pid, others: set[int] = others) -> int:
+                workers = set(memory.children(self.arbiter))
+                new = workers - others
+                return next(iter(new)) if pid not in workers and len(new) == 1 else 0
+
+            kill.replaced_by = self._until(f"replacement of the killed worker {pid}", replacement, phase)
+            kill.replaced_at = self.traffic.now()
+            log(f"  t={kill.sent:5.1f} s  worker {pid} killed, replaced by {kill.replaced_by}")
+            pause = time.monotonic() + every
+            self._until("end of the pause", lambda pause=pause: time.monotonic() >= pause, phase)
+        self._until(
+            "serving replacement of every killed worker",
+            lambda: all(k.serving_at is not None or k.replaced_by in killed for k in phase.kills),
+            phase,
+        )
+        return phase
+
+
+def longest_request(args: argparse.Namespace) -> float:
+    """How long one request may take with all its retries, and a margin."""
+    return (args.retries + 1) * (args.timeout + RETRY_PAUSE) + 5
+
+
+def drive(
+    traffic: Traffic, cluster: Cluster, args: argparse.Namespace, arbiter: int
+) -> tuple[list[Fault], KillPhase | None]:
     """The timeline: warm traffic, then each fault followed by traffic; the clients stop at the end."""
     clients = [
         threading.Thread(target=traffic.client, args=(n,), daemon=True, name=f"faults-{n}")
         for n in range(args.clients)
     ]
     faults = []
+    phase = None
     traffic.started = time.monotonic()
     traffic.go.set()
     for thread in clients:
@@ -357,6 +554,11 @@ def drive(traffic: Traffic, cluster: Cluster, args: argparse.Namespace) -> list[
     try:
         time.sleep(args.before)
         for name in args.faults:
+            if name == "worker-kill":  # not a fault of the database: the kills have a record of their own
+                phase = Killer(traffic, arbiter, cluster.port).run(args.kills, args.kill_every)
+                time.sleep(args.after)
+                phase.ended = traffic.now()
+                continue
             fault = Fault(name)
             if name == "outage":
                 fault.down_at = traffic.now()
@@ -372,7 +574,7 @@ def drive(traffic: Traffic, cluster: Cluster, args: argparse.Namespace) -> list[
                 fault.up_at = fault.resumed_at = traffic.now()
             else:  # idle-restart: the workers hold idle persistent connections when the database goes
                 traffic.go.clear()
-                traffic.wait_idle(args.timeout + 5)
+                traffic.wait_idle(longest_request(args))
                 time.sleep(0.5)
                 fault.down_at = traffic.now()
                 cluster.restart()
@@ -386,19 +588,36 @@ def drive(traffic: Traffic, cluster: Cluster, args: argparse.Namespace) -> list[
     finally:
         traffic.go.set()
         traffic.stop.set()
-        deadline = time.monotonic() + args.timeout + 5
+        deadline = time.monotonic() + longest_request(args)
         for thread in clients:
             thread.join(timeout=max(0.1, deadline - time.monotonic()))
     if any(thread.is_alive() for thread in clients):
-        raise BenchError(f"a client thread did not finish within {args.timeout + 5:.0f} s of the end")
-    return faults
+        raise BenchError(f"a client thread did not finish within {longest_request(args):.0f} s of the end")
+    if phase is not None and not phase.ended:
+        phase.ended = traffic.now()
+    return faults, phase
 
 
 # ---- verdict -----------------------------------------------------------------------------------
 
 
-def stored(cluster: Cluster) -> tuple[list[int], set[tuple[int, str]], set[tuple[int, str]]]:
-    """(user ids by session index, saved (user id, event), confirmed registrations (user id, event))."""
+Pair = tuple[int, str]  # (user id, event public id)
+
+
+@dataclass
+class Stored:
+    """What the database holds after the run, keyed as the traffic sent it."""
+
+    users: list[int]  # user ids by session index
+    saved: set[Pair]
+    registered: Counter[Pair]  # confirmed registrations per person and event
+    registration_ids: dict[Pair, list[int]]  # the confirmed registrations' ids
+    outbox: Counter[int]  # confirmation e-mails queued, by registration id
+    activity: set[tuple[str, int, str]]  # (action, user id, event) of the writes' OK Activity rows
+
+
+def stored(cluster: Cluster) -> Stored:
+    """Read what the checks compare the answers with, in plain SQL (the run has no Django of its own)."""
     with cluster.connect(DB_NAME) as connection:
         users = [
             row[0]
@@ -411,10 +630,33 @@ def stored(cluster: Cluster) -> tuple[list[int], set[tuple[int, str]], set[tuple
             "JOIN events_event e ON e.id = s.event_id WHERE s.user_id IS NOT NULL"
         ).fetchall()
         registered = connection.execute(
-            "SELECT r.user_id, e.public_id FROM events_registration r "
+            "SELECT r.id, r.user_id, e.public_id FROM events_registration r "
             "JOIN events_event e ON e.id = r.event_id WHERE r.status = 'confirmed'"
         ).fetchall()
-    return users, {tuple(row) for row in saved}, {tuple(row) for row in registered}
+        # The outbox is the task backend's table (events/mail/outbox.py): `notify` queues one
+        # open_notification task per e-mail, its fields naming the registration.
+        outbox = connection.execute(
+            "SELECT (args_kwargs -> 'args' -> 1 ->> 'registration_id')::bigint, count(*) "
+            "FROM django_tasks_database_dbtaskresult "
+            "WHERE task_path = 'events.mail.tasks.open_notification' "
+            "AND args_kwargs -> 'args' -> 1 ->> 'kind' = 'registration_confirmed' GROUP BY 1"
+        ).fetchall()
+        activity = connection.execute(
+            "SELECT a.action, a.user_id, e.public_id FROM events_activity a "
+            "JOIN events_event e ON e.id = a.event_id WHERE a.outcome = 'OK' AND a.action = ANY(%s)",
+            (list(ACTION_OF.values()),),
+        ).fetchall()
+    registration_ids: dict[Pair, list[int]] = {}
+    for pk, user, event in registered:
+        registration_ids.setdefault((user, event), []).append(pk)
+    return Stored(
+        users=users,
+        saved={(user, event) for user, event in saved},
+        registered=Counter({pair: len(ids) for pair, ids in registration_ids.items()}),
+        registration_ids=registration_ids,
+        outbox=Counter({pk: count for pk, count in outbox if pk is not None}),
+        activity={(action, user, event) for action, user, event in activity},
+    )
 
 
 def is_temporary(answer: Answer) -> bool:
@@ -425,29 +667,106 @@ def is_temporary(answer: Answer) -> bool:
     )
 
 
+def answered_2xx(answer: Answer) -> bool:
+    return 200 <= answer.status < 300
+
+
+class Verdict:
+    """The answers of one run against what the database holds (see the module's docstring)."""
+
+    def __init__(self, answers: list[Answer], facts: Stored, phase: KillPhase | None) -> None:
+        self.answers, self.facts, self.phase = answers, facts, phase
+        self.rows = {"save": facts.saved, "register": set(facts.registered)}
+        self.chains: dict[int, list[Answer]] = {}  # each request's attempts, in order
+        for answer in sorted(answers, key=lambda a: (a.request, a.attempt)):
+            self.chains.setdefault(answer.request, []).append(answer)
+
+    def pair(self, answer: Answer) -> Pair:
+        assert answer.user is not None and answer.event is not None  # a write always has both
+        return self.facts.users[answer.user], answer.event
+
+    def in_db(self, answer: Answer) -> bool:
+        return self.pair(answer) in self.rows[answer.kind]
+
+    def dropped(self, answer: Answer) -> bool:
+        """No answer because a killed worker held the connection: a connection error across a kill."""
+        return (
+            answer.status == 0
+            and answer.failure in DROPPED
+            and self.phase is not None
+            and any(answer.sent <= kill.sent and answer.done >= kill.at for kill in self.phase.kills)
+        )
+
+    def writes(self, answers: list[Answer]) -> dict:
+        """The checks of the writes among `answers`: stored when acknowledged, each acknowledged
+        registration with its confirmation e-mail queued once, each stored write with its Activity row."""
+        sent = [answer for answer in answers if answer.kind in ACTION_OF]
+        lost = [answer for answer in sent if answered_2xx(answer) and not self.in_db(answer)]
+        committed = sorted({(answer.kind, *self.pair(answer)) for answer in sent if self.in_db(answer)})
+        without_activity = [
+            (kind, user, event)
+            for kind, user, event in committed
+            if (ACTION_OF[kind], user, event) not in self.facts.activity
+        ]
+        registrations = {
+            self.pair(answer) for answer in sent if answer.kind == "register" and answered_2xx(answer)
+        }
+        queued = {
+            pair: sum(self.facts.outbox[pk] for pk in self.facts.registration_ids.get(pair, []))
+            for pair in registrations
+        }
+        return {
+            "lost": lost,
+            "committed": len(committed),
+            "without_activity": without_activity,
+            "acknowledged_registrations": len(registrations),
+            "without_outbox": sorted(pair for pair, count in queued.items() if count == 0),
+            "outbox_doubled": sorted(pair for pair, count in queued.items() if count > 1),
+        }
+
+
 def judge(
-    answers: list[Answer], faults: list[Fault], cluster: Cluster, args: argparse.Namespace, logged: list[str]
+    answers: list[Answer],
+    faults: list[Fault],
+    phase: KillPhase | None,
+    cluster: Cluster,
+    args: argparse.Namespace,
+    logged: list[str],
 ) -> dict:
     """Every figure and every violation of the run (see the module's docstring)."""
-    users, saved, registered = stored(cluster)
-    rows = {"save": saved, "register": registered}
+    facts = stored(cluster)
+    verdict = Verdict(answers, facts, phase)
+    in_db = verdict.in_db
     violations: list[str] = []
 
-    def in_db(answer: Answer) -> bool:
-        assert answer.user is not None and answer.event is not None  # a write always has both
-        return (users[answer.user], answer.event) in rows[answer.kind]
-
-    writes = [answer for answer in answers if answer.kind in rows]
-    acknowledged = [answer for answer in writes if 200 <= answer.status < 300]
-    lost = [answer for answer in acknowledged if not in_db(answer)]
-    if len(users) < len(set(answer.user for answer in writes)):
-        violations.append(f"the database lists {len(users)} bench users, fewer than the run used")
+    writes = [answer for answer in answers if answer.kind in ACTION_OF]
+    acknowledged = [answer for answer in writes if answered_2xx(answer)]
+    checked = verdict.writes(answers)
+    lost = checked["lost"]
+    if len(facts.users) < len(set(answer.user for answer in writes)):
+        violations.append(f"the database lists {len(facts.users)} bench users, fewer than the run used")
+    sent_twice = Counter((a.kind, a.user, a.event) for a in writes if a.attempt == 0)
+    if any(count > 1 for count in sent_twice.values()):
+        violations.append("a write pair was sent twice: the run outgrew --users × the events without a limit")
     for answer in lost[:10]:
         violations.append(
             f"LOST: {answer.kind} by user {answer.user} of {answer.event} answered {answer.status} "
             f"at {answer.done:.2f} s is not in the database"
         )
-    unacknowledged_stored = sum(1 for answer in writes if not 200 <= answer.status < 300 and in_db(answer))
+    unacknowledged_stored = sum(1 for answer in writes if not answered_2xx(answer) and in_db(answer))
+    doubled = sorted(pair for pair, count in facts.registered.items() if count > 1)
+    for user, event in doubled[:10]:
+        violations.append(
+            f"DOUBLED: user id {user} has {facts.registered[user, event]} confirmed registrations for {event}"
+        )
+    for user, event in checked["without_outbox"][:10]:
+        violations.append(f"NO OUTBOX E-MAIL: the acknowledged registration of user id {user} for {event}")
+    for user, event in checked["outbox_doubled"][:10]:
+        violations.append(f"TWO OUTBOX E-MAILS: the registration of user id {user} for {event}")
+    for kind, user, event in checked["without_activity"][:10]:
+        violations.append(
+            f"NO ACTIVITY ROW: the stored {kind} of user id {user} for {event} (no {ACTION_OF[kind]} OK row)"
+        )
 
     # Which window each answer belongs to: a fault (the request overlapped [down, up]), the recovery
     # after one (sent within the limit after up), or steady (the database up all along).
@@ -476,7 +795,8 @@ def judge(
         during = f"{where} {fault.name}" if fault else where
         label = f"{answer.kind} {answer.path} sent at {answer.sent:.2f} s ({during})"
         if answer.status == 0:
-            violations.append(f"NO ANSWER: {label}: {answer.error}")
+            if not verdict.dropped(answer):
+                violations.append(f"NO ANSWER: {label}: {answer.error}")
         elif answer.seconds > args.timeout:
             violations.append(f"TOO SLOW: {label} took {answer.seconds:.1f} s (timeout {args.timeout:g} s)")
         elif answer.status == 503:
@@ -529,11 +849,22 @@ def judge(
             )
         if fault.name != "idle-restart" and not any(is_temporary(a) for a in down):
             violations.append(f"{fault.name}: no request saw the fault (no 503 while the database was away)")
-    before = [a for a in answers if faults and a.done < faults[0].down_at and 200 <= a.status < 300]
+    disrupted = min([fault.down_at for fault in faults] + ([phase.started] if phase else []), default=None)
+    before = [a for a in answers if disrupted is not None and a.done < disrupted and answered_2xx(a)]
     if not before:
         violations.append("no 2xx before the first fault: the run proves nothing")
+    kills = judge_kills(verdict, violations) if phase is not None else None
+    expected = [
+        line
+        for kill in (phase.kills if phase else [])
+        for line in (
+            f"Worker (pid:{kill.pid}) was sent SIGKILL!",
+            f"Booting worker with pid: {kill.replaced_by}",
+        )
+    ]
     for line in logged:
-        violations.append(f"server log: {line.strip()[:200]}")
+        if not any(marker in line for marker in expected):
+            violations.append(f"server log: {line.strip()[:200]}")
     return {
         "requests": len(answers),
         "writes": len(writes),
@@ -543,11 +874,94 @@ def judge(
         },
         "lost": len(lost),
         "unacknowledged_but_stored": unacknowledged_stored,
+        "registrations_doubled": len(doubled),
+        "acknowledged_registrations": checked["acknowledged_registrations"],
+        "without_outbox": len(checked["without_outbox"]),
+        "outbox_doubled": len(checked["outbox_doubled"]),
+        "committed_writes": checked["committed"],
+        "without_activity": len(checked["without_activity"]),
+        "dropped": sum(1 for answer in answers if verdict.dropped(answer)),
+        "retried": sum(1 for answer in answers if answer.attempt > 0),
+        "kills": kills,
         "statuses": _statuses(answers),
         "steady_statuses": _statuses(steady),
         "max_request_s": round(max((a.seconds for a in answers), default=0.0), 2),
         "faults": figures,
         "violations": violations,
+    }
+
+
+def judge_kills(verdict: Verdict, violations: list[str]) -> dict:
+    """The figures of `worker-kill`: its traffic, what the kills dropped, how the retries ended."""
+    phase = verdict.phase
+    assert phase is not None
+    inside = [answer for answer in verdict.answers if phase.started <= answer.sent <= phase.ended]
+    requests = [verdict.chains[answer.request] for answer in inside if answer.attempt == 0]
+    registrations = [chain for chain in requests if chain[0].kind == "register"]
+    drops = [answer for answer in verdict.answers if verdict.dropped(answer)]
+    dropped_chains = [verdict.chains[number] for number in sorted({answer.request for answer in drops})]
+    retries = [answer for answer in verdict.answers if answer.attempt > 0]
+    last = phase.kills[-1].sent if phase.kills else phase.started
+    # A dropped request is sent again until answered: the retry's 201 made the write, its 200 found it
+    # made already (the killed worker had committed it before it died).
+    ended = Counter(
+        "made by the retry"
+        if chain[-1].status == 201
+        else "already done"
+        if chain[-1].status == 200
+        else f"{chain[-1].status or 'no answer'} {chain[-1].reason}".strip()
+        for chain in dropped_chains
+        if chain[0].kind in ACTION_OF
+    )
+    not_one = []
+    for chain in dropped_chains:
+        final = chain[-1]
+        if final.status == 0:
+            violations.append(
+                f"DROPPED AND NEVER ANSWERED: {final.kind} {final.path} sent {len(chain)} times, "
+                f"last at {final.sent:.2f} s: {final.error}"
+            )
+        elif final.kind == "register" and (
+            not answered_2xx(final) or verdict.facts.registered[verdict.pair(final)] != 1
+        ):
+            not_one.append(chain)
+            confirmed = verdict.facts.registered[verdict.pair(final)]
+            violations.append(
+                f"DROPPED REGISTRATION NOT EXACTLY ONE: {final.path} by user {final.user} ended "
+                f"{final.status} {final.reason} with {confirmed} confirmed"
+            )
+    checked = verdict.writes(inside)
+    if not drops:
+        violations.append(
+            "worker-kill: no kill dropped a request in flight: the run proves nothing about them"
+        )
+    if not any(answered_2xx(answer) and answer.sent > last for answer in verdict.answers):
+        violations.append("worker-kill: no 2xx after the last kill")
+    serving = [kill.serving_at - kill.sent for kill in phase.kills if kill.serving_at is not None]
+    return {
+        "kills": len(phase.kills),
+        "arbiter": phase.arbiter,
+        "killed": [kill.pid for kill in phase.kills],
+        "replacements": [kill.replaced_by for kill in phase.kills],
+        "kill_times_s": [round(kill.sent - phase.started, 2) for kill in phase.kills],
+        "replacement_serving_s": [round(seconds, 2) for seconds in serving],
+        "phase_s": round(phase.ended - phase.started, 1),
+        "requests": len(requests),
+        "statuses": _statuses(inside),
+        "max_request_s": round(max((answer.seconds for answer in inside), default=0.0), 2),
+        "registrations_attempted": len(registrations),
+        "registrations_acknowledged": sum(1 for chain in registrations if answered_2xx(chain[-1])),
+        "dropped": len(drops),
+        "dropped_by_kind": dict(sorted(Counter(answer.kind for answer in drops).items())),
+        "retried": len(retries),
+        "dropped_writes_ended": dict(sorted(ended.items())),
+        "dropped_registrations_not_one": len(not_one),
+        "lost": len(checked["lost"]),
+        "acknowledged_registrations": checked["acknowledged_registrations"],
+        "without_outbox": len(checked["without_outbox"]),
+        "committed_writes": checked["committed"],
+        "without_activity": len(checked["without_activity"]),
+        "timeline": [asdict(kill) for kill in phase.kills],
     }
 
 
@@ -575,7 +989,7 @@ def tables(result: dict) -> str:
         for row in result["faults"]
     ]
     faults_table = markdown(
-        fault_rows,
+        fault_rows or [("–",) * 7],
         (
             "fault",
             "database away",
@@ -597,14 +1011,90 @@ def tables(result: dict) -> str:
         ),
         ("acknowledged but not in the database", str(result["lost"]), "must be 0"),
         ("not acknowledged but stored", str(result["unacknowledged_but_stored"]), "allowed"),
+        ("registrations doubled", str(result["registrations_doubled"]), "person and event, must be 0"),
+        (
+            "acknowledged registrations without their outbox e-mail",
+            str(result["without_outbox"]),
+            f"of {result['acknowledged_registrations']}; queued twice: {result['outbox_doubled']}",
+        ),
+        (
+            "stored writes without their Activity row",
+            str(result["without_activity"]),
+            f"of {result['committed_writes']}, must be 0",
+        ),
+        (
+            "dropped (no answer: a killed worker), sent again",
+            f"{result['dropped']}, {result['retried']}",
+            "a drop is allowed only across a kill",
+        ),
         ("slowest request", f"{result['max_request_s']:.2f} s", f"timeout {result['timeout']:g} s"),
         (
             "gunicorn workers",
-            "unchanged" if workers["unchanged"] else "REPLACED",
+            workers["verdict"],
             f"{' '.join(map(str, workers['before']))} → {' '.join(map(str, workers['after']))}",
         ),
     ]
-    return f"{faults_table}\n\n{markdown(summary, ('check', 'figure', 'detail'))}"
+    text = f"{faults_table}\n\n{markdown(summary, ('check', 'figure', 'detail'))}"
+    if result["kills"]:
+        text += f"\n\n{kills_table(result['kills'], workers)}"
+    return text
+
+
+def kills_table(kills: dict, workers: dict) -> str:
+    """The `worker-kill` table: the kills, the traffic while they happened, and its checks."""
+    serving = kills["replacement_serving_s"]
+    ended = kills["dropped_writes_ended"]
+    rows: list[tuple[str, ...]] = [
+        (
+            "worker kills (SIGKILL)",
+            str(kills["kills"]),
+            f"at {', '.join(f'{t:.1f}' for t in kills['kill_times_s'])} s; "
+            f"replacement serving {min(serving, default=0):.1f}–{max(serving, default=0):.1f} s after",
+        ),
+        (
+            "arbiter",
+            "unchanged" if workers["arbiter_alive"] else "GONE",
+            f"pid {kills['arbiter']}; killed {' '.join(map(str, kills['killed']))}, "
+            f"replaced by {' '.join(map(str, kills['replacements']))}",
+        ),
+        (
+            "requests while killing",
+            str(kills["requests"]),
+            f"{kills['phase_s']:.1f} s; " + ", ".join(f"{k}×{v}" for k, v in kills["statuses"].items()),
+        ),
+        (
+            "registrations attempted, acknowledged",
+            f"{kills['registrations_attempted']}, {kills['registrations_acknowledged']}",
+            f"slowest request {kills['max_request_s']:.2f} s",
+        ),
+        (
+            "dropped, sent again",
+            f"{kills['dropped']}, {kills['retried']}",
+            ", ".join(f"{k}×{v}" for k, v in kills["dropped_by_kind"].items()),
+        ),
+        (
+            "dropped writes, once answered",
+            str(sum(ended.values())),
+            ", ".join(f"{k}×{v}" for k, v in ended.items()) or "–",
+        ),
+        (
+            "dropped registrations not ending with one",
+            str(kills["dropped_registrations_not_one"]),
+            "must be 0",
+        ),
+        ("acknowledged but missing (kills)", str(kills["lost"]), "must be 0"),
+        (
+            "without their outbox e-mail (kills)",
+            str(kills["without_outbox"]),
+            f"of {kills['acknowledged_registrations']} acknowledged registrations, must be 0",
+        ),
+        (
+            "without their Activity row (kills)",
+            str(kills["without_activity"]),
+            f"of {kills['committed_writes']} stored writes, must be 0",
+        ),
+    ]
+    return markdown(rows, ("worker-kill", "figure", "detail"))
 
 
 # ---- the run -----------------------------------------------------------------------------------
@@ -662,32 +1152,55 @@ def measure(args: argparse.Namespace, state: dict) -> dict:
         pause=args.pause,
         seed=args.seed,
         port=server.port,
+        retries=args.retries,
     )
     log(
         f"traffic: {args.clients} clients, {args.before:g} s, then {', '.join(args.faults)} "
         f"({args.after:g} s of traffic after each)"
     )
-    faults = drive(traffic, cluster, args)
+    faults, phase = drive(traffic, cluster, args, master)
     workers_after = memory.children(master)
     alive = server.process.poll() is None
     logged = _log_lines(server)[logged_before:]
-    result = judge(traffic.answers, faults, cluster, args, logged)
+    server.stop()  # its graceful stop writes the workers' Activity rows still waiting (events/activity.py)
+    result = judge(traffic.answers, faults, phase, cluster, args, logged)
+    workers, problem = check_workers(workers_before, workers_after, alive, phase)
     result.update(
         timeout=args.timeout,
         recovery_limit=args.recovery_limit,
         database=f"{cluster.version} (throw-away cluster)",
         timeline=[asdict(fault) for fault in faults],
-        workers={
-            "before": workers_before,
-            "after": workers_after,
-            "unchanged": alive and workers_before == workers_after and len(workers_before) == WORKERS,
-        },
+        workers={**workers, "arbiter": master},
     )
-    if not result["workers"]["unchanged"]:
-        result["violations"].append(
-            f"gunicorn workers changed: {workers_before} → {workers_after} (master alive: {alive})"
-        )
+    if problem:
+        result["violations"].append(problem)
     return result
+
+
+def check_workers(
+    before: list[int], after: list[int], alive: bool, phase: KillPhase | None
+) -> tuple[dict, str]:
+    """The workers' figures, and what is wrong with them: the database faults replace no worker; each
+    killed one is replaced, and nothing else is (same arbiter, WORKERS workers, none killed still there)."""
+    figures = {"before": before, "after": after, "arbiter_alive": alive}
+    if phase is None:
+        unchanged = alive and before == after and len(before) == WORKERS
+        problem = (
+            "" if unchanged else f"gunicorn workers changed: {before} → {after} (arbiter alive: {alive})"
+        )
+        return {**figures, "verdict": "unchanged" if unchanged else "REPLACED"}, problem
+    killed = {kill.pid for kill in phase.kills}
+    replacements = {kill.replaced_by for kill in phase.kills}
+    problems = []
+    if not alive:
+        problems.append("the arbiter is gone")
+    if phase.workers_before != before:
+        problems.append(f"replaced before the kills: {before} → {phase.workers_before}")
+    if len(after) != WORKERS or killed & set(after) or not set(after) <= (set(before) | replacements):
+        problems.append(f"not {WORKERS} workers, each an original or a replacement, at the end: {after}")
+    problem = f"gunicorn workers: {'; '.join(problems)}" if problems else ""
+    verdict = f"{len(killed)} killed, each replaced" if not problems else "WRONG"
+    return {**figures, "verdict": verdict}, problem
 
 
 def _log_lines(server: Server) -> list[str]:
@@ -734,6 +1247,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--after", type=float, default=6, help="traffic after each fault (s)")
     parser.add_argument("--timeout", type=float, default=10, help="each request's timeout (s)")
     parser.add_argument("--recovery-limit", type=float, default=5, help="503s allowed this long after (s)")
+    parser.add_argument("--kills", type=int, default=4, help="workers `worker-kill` kills (default 4)")
+    parser.add_argument(
+        "--kill-every", type=float, default=0.5, help="pause after a killed worker's replacement appeared (s)"
+    )
+    parser.add_argument(
+        "--retries", type=int, default=3, help="times a request without an answer is sent again"
+    )
     parser.add_argument("--events", type=int, default=400, help="events (a quarter without a seat limit)")
     parser.add_argument("--users", type=int, default=100, help="signed-in users (sessions made in setup)")
     parser.add_argument(
@@ -752,6 +1272,8 @@ def main(argv: list[str]) -> int:
         parser.error(f"--faults takes a comma-separated list of {', '.join(FAULTS)}")
     if args.clients < 1 or args.events < 4 or args.users < 1 or args.timeout <= 0:
         parser.error("--clients, --users must be ≥ 1, --events ≥ 4 and --timeout > 0")
+    if args.kills < 1 or args.kill_every < 0 or args.retries < 0:
+        parser.error("--kills must be ≥ 1, --kill-every and --retries ≥ 0")
     why = unavailable()
     if why:
         print(f"faults cannot run here: {why}", file=sys.stderr)
