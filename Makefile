@@ -32,6 +32,8 @@ help:
 	@echo "make test-fast  the suite without browser, judges, fuzz, faults and slow tests (about a minute)"
 	@echo "make lint   ruff check and format check, import contracts (lint-imports), types (mypy)"
 	@echo "make audit  known-vulnerable dependencies in uv.lock and the npm lockfiles fail (accepted: .ci/accepted-findings.toml)"
+	@echo "make backup   a backup of the database DATABASE_URL names into BACKUP_DIR (backups/); prints its path last"
+	@echo "make restore FILE=backups/…  that backup into the empty database DATABASE_URL names (refused if it has tables)"
 
 .tools/bin/uv:
 	@boot=$$(command -v python3 || command -v python); \
@@ -111,6 +113,16 @@ test-fast: messages
 # Known vulnerabilities of the locked dependencies (PyPI's advisories, npm audit); see harness/audit.py.
 audit: install
 	$(PY) -m harness.audit
+
+# Backups that restore (core/backups.py): pg_dump -Fc or SQLite's online backup into BACKUP_DIR, and
+# back into an empty database only. The packages are installed if missing, never re-synced by these.
+.PHONY: backup restore
+backup: | $(STAMP)
+	$(PY) manage.py backup $(if $(BACKUP_DIR),--directory "$(BACKUP_DIR)")
+
+restore: | $(STAMP)
+	@test -n "$(FILE)" || { echo "make restore FILE=<a file make backup wrote>" >&2; exit 2; }
+	$(PY) manage.py restore "$(FILE)"
 
 # The scenario bank, no model: every case's expected calls on a freshly seeded site (evals/README.md).
 evals: messages chromium

@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "django_tasks_db",
+    "core",  # its management commands only: backup, restore (core/backups.py)
     "webmcp",
     "events",
     "oauth2_provider",  # before accounts, whose admin module takes its ID tokens out of the admin
