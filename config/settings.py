@@ -313,6 +313,19 @@ CACHES = {
     )
     | {"KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "agentready")}
 }
+# Drawn parts of pages (the list's event cards, events/templatetags/cards.py), keyed by everything they
+# show, so never out of date: in each process's own memory (a hit must cost less than drawing the
+# part), apart from the default cache so they never push out the rate-limit counts.
+PAGE_CACHE = "pages"
+CACHES[PAGE_CACHE] = {
+    "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+    "LOCATION": "pages",
+    "TIMEOUT": 3600,
+    "OPTIONS": {"MAX_ENTRIES": int(os.environ.get("PAGE_CACHE_ENTRIES", "5000"))},
+}
+# How long a shared cache (a CDN, a proxy) may keep what is the same for every anonymous visitor: the
+# API's reads of the catalogue (core/conditional.py). 0 keeps them out of shared caches.
+PUBLIC_MAX_AGE = int(os.environ.get("PUBLIC_MAX_AGE", "30"))
 
 # Writes per client (user or IP) per minute, counted in the cache above.
 WRITE_THROTTLE_RATES = {"writes": os.environ.get("WRITE_THROTTLE_RATE", "120/min")}

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Exists, Func, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
@@ -121,19 +122,19 @@ def search_events(
         name: value for name, value in (("location", location), ("price", price), ("level", level)) if value
     }
     now = timezone.now()
+    # The same statement, compiled once per shape (core/statements.py).
+    values: dict[str, object] = {"now": now, **({"query": query} if query else {}), **filters}
+    column = None
+    if owner := saved_owner(visitor):
+        [(column, values["owner"])] = owner.items()
+    shape = (limit, offset, column)
+    # Deep pages are rare: each would only take a place in the cache from a common one.
+    cached = offset <= MAX_CACHED_OFFSET
+    page: list
     if with_seats:
-        events = _matching(now=now, query=query, filters=filters)
-        page: list = list(
-            _page(events.with_seats(), events, owner=saved_owner(visitor))[offset : offset + limit]
-        )
-    else:  # the same statement, compiled once per shape (core/statements.py)
-        values: dict[str, object] = {"now": now, **({"query": query} if query else {}), **filters}
-        column = None
-        if owner := saved_owner(visitor):
-            [(column, values["owner"])] = owner.items()
-        shape = (limit, offset, column)
-        # Deep pages are rare: each would only take a place in the cache from a common one.
-        cached = offset <= MAX_CACHED_OFFSET
+        rows = CARD_PAGE.rows(shape, values) if cached else list(_card_page(shape, values))
+        page = [_event_of(row) for row in rows]
+    else:
         page = SUMMARY_PAGE.rows(shape, values) if cached else list(_summary_page(shape, values))
     total = (
         page[0].total_matching
@@ -238,6 +239,33 @@ def _summary_page(shape: Any, values: Mapping[str, Any]) -> QuerySet:
 
 
 SUMMARY_PAGE = StatementCache(_summary_page)
+#: The columns of a whole event, as the ORM loads a model instance.
+EVENT_COLUMNS = tuple(field.attname for field in Event._meta.concrete_fields)
+
+
+def _card_page(shape: Any, values: Mapping[str, Any]) -> QuerySet:
+    """The pages' search page: every column of each event, its seats (`with_seats`), the total and,
+    for an owner of saves, `visitor_saved`, as rows a compiled statement can give back
+    (`_event_of` makes them events). Building this statement in the ORM for every page was about a
+    third of a list page's time (bench/README.md, "Pages")."""
+    limit, offset, owner_column = shape
+    filters = {name: values[name] for name in ("location", "price", "level") if name in values}
+    events = _matching(now=values["now"], query=values.get("query", ""), filters=filters)
+    owner = {owner_column: values["owner"]} if owner_column else None
+    page = _page(events.with_seats(), events, owner=owner)
+    annotations = tuple(page.query.annotation_select)
+    return page.values_list(*EVENT_COLUMNS, *annotations, named=True)[offset : offset + limit]
+
+
+def _event_of(row: Any) -> Event:
+    """The event of a `_card_page` row, with its annotations, as the ORM would have loaded it."""
+    values = row._asdict()
+    event = Event.from_db(DEFAULT_DB_ALIAS, EVENT_COLUMNS, [values.pop(name) for name in EVENT_COLUMNS])
+    event.__dict__.update(values)
+    return event
+
+
+CARD_PAGE = StatementCache(_card_page)
 
 
 def _saved_by(owner: dict[str, object]) -> Exists:
