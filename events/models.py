@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
@@ -115,6 +117,11 @@ class Event(models.Model):
             "How long a seat offered from the waiting list is held (1 hour to 7 days, never past the start)."
         ),
     )
+    #: Confirmed plus held seats, kept by the seat ledger (events/services/ledger.py) in the transaction
+    #: of every change that takes or frees one, so a seat is taken by one conditional UPDATE of this
+    #: row. `with_seats()` stays the truth: a registration always reads both, and a counter that
+    #: disagrees (rows written some other way: a bulk load, a cascade) is recounted, never trusted.
+    seats_taken = models.PositiveIntegerField(_("seats taken"), default=0, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -163,6 +170,17 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"{self.title} ({self.public_id})"
+
+    def save(self, **kwargs: Any) -> None:
+        """A save of the whole row (the admin's form) leaves `seats_taken` alone: written back as it was
+        read, it would forget a seat taken meanwhile, and the next one would be sold twice."""
+        if not self._state.adding and kwargs.get("update_fields") is None and not kwargs.get("force_insert"):
+            kwargs["update_fields"] = [
+                field.name
+                for field in self._meta.concrete_fields
+                if not field.primary_key and field.name != "seats_taken"
+            ]
+        super().save(**kwargs)
 
     @property
     def is_published(self) -> bool:

@@ -9,6 +9,7 @@ from django.utils import timezone
 from events.activity import write_rows
 from events.choices import EventStatus, Level, Location, Price, RegistrationStatus
 from events.models import Activity, Event, Registration, SavedEvent, WaitlistEntry
+from events.services.ledger import recount_seats
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -47,7 +48,21 @@ class EventFactory(factory.django.DjangoModelFactory):
         draft = factory.Trait(status=EventStatus.DRAFT)
 
 
-class RegistrationFactory(factory.django.DjangoModelFactory):
+class SeatRowFactory(factory.django.DjangoModelFactory):
+    """A registration or waiting-list entry: its event's seat counter is recounted after it, as the
+    seat ledger does after every change (a test then starts where the site would be)."""
+
+    class Meta:
+        abstract = True
+
+    @classmethod
+    def _create(cls, model_class, *args, **kwargs):
+        row = super()._create(model_class, *args, **kwargs)
+        recount_seats(Event.objects.filter(pk=row.event_id))
+        return row
+
+
+class RegistrationFactory(SeatRowFactory):
     class Meta:
         model = Registration
 
@@ -81,7 +96,7 @@ class ActivityFactory(factory.django.DjangoModelFactory):
         return row
 
 
-class WaitlistEntryFactory(factory.django.DjangoModelFactory):
+class WaitlistEntryFactory(SeatRowFactory):
     class Meta:
         model = WaitlistEntry
 

@@ -1,7 +1,21 @@
-"""The seat ledger, under the event's row lock: what a decision is taken on (confirmed and held seats,
-the visitor's registration and entry, in one statement after the lock), and the queue that offers each
-freed seat to the next person waiting. Every use case that can take or free a seat calls it inside its
-own transaction."""
+"""The seat ledger: what a decision is taken on (confirmed and held seats, the visitor's registration
+and entry, in one statement), how a seat is taken, and the queue that offers each freed seat to the
+next person waiting. Every use case that can take or free a seat calls it inside its own transaction.
+
+Two ways to read and take, one truth:
+
+- Under the event's row lock (`seat_state`, after `public_event(..., lock=True)`): what every change
+  but a plain registration decides on, and a registration whenever the queue has work or the counter
+  cannot be trusted.
+- Without it (`unlocked_seat_state`): the same statement as committed when it began, which a refusal
+  may be taken on (it was true at that moment; nothing is written), then `take_seat`, one conditional
+  UPDATE of the event's `seats_taken`, which takes the row lock only to take the seat. A full event
+  therefore refuses a rush without making anyone wait for its row.
+
+`Event.seats_taken` (confirmed plus held) is kept here: `take_seat` adds one, and every other change
+recounts it from the rows (`recount_seats`) under the lock, in its own transaction. It is trusted only
+when the same read found it equal to the rows' count (`SeatState.counter_right`).
+"""
 
 from __future__ import annotations
 
@@ -10,24 +24,25 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Subquery
+from django.db.models import Exists, F, OuterRef, Q, Subquery
 
 from core.visitors import Visitor
 
 from .. import policies, tasks
-from ..choices import ACTIVE_WAITLIST, NotificationKind, RegistrationStatus, WaitlistStatus
+from ..choices import ACTIVE_WAITLIST, EventStatus, NotificationKind, RegistrationStatus, WaitlistStatus
+from ..errors import EventNotFound
 from ..mail import outbox
-from ..models import Event, Registration, WaitlistEntry, count_rows
+from ..models import Event, EventQuerySet, Registration, WaitlistEntry, count_rows
 from .common import bump_state_version
 
 
 @dataclass(frozen=True)
 class SeatState:
-    """What a registration decides on, read in one statement after the event's row lock is taken.
+    """What a registration decides on, read in one statement.
 
-    After, not in, the locking statement: under READ COMMITTED a `SELECT … FOR UPDATE` that waited
-    for the lock still reads other rows as they were when it started, so counts taken in it could
-    miss a seat taken by the transaction it waited for.
+    Under the lock, after, not in, the locking statement: under READ COMMITTED a `SELECT … FOR UPDATE`
+    that waited for the lock still reads other rows as they were when it started, so counts taken in
+    it could miss a seat taken by the transaction it waited for.
     """
 
     facts: policies.EventFacts
@@ -38,6 +53,7 @@ class SeatState:
     registration_active: bool
     entry_id: int | None  # the visitor's active waiting-list entry
     entry_offered: bool
+    counter_right: bool  # `Event.seats_taken` equals confirmed plus held, in this same read
 
 
 def anyone_waiting(event_ref: str) -> Exists:
@@ -45,7 +61,8 @@ def anyone_waiting(event_ref: str) -> Exists:
 
 
 def settled_seat_state(event: Event, visitor: Visitor, *, now: datetime) -> SeatState:
-    """The seat state a person's decision is taken on, after the queue has done what was due.
+    """The seat state a person's decision is taken on, under the event's row lock, after the queue has
+    done what was due.
 
     Expired offers end, and free seats go out, before the decision; the state is read again only if
     that changed something.
@@ -56,42 +73,48 @@ def settled_seat_state(event: Event, visitor: Visitor, *, now: datetime) -> Seat
     return seats
 
 
-def seat_state(event: Event, visitor: Visitor, *, now: datetime) -> SeatState:
+STATE_FIELDS = (
+    *("confirmed_count", "held_count", "seats_taken", "anyone_waiting", "offer_due", "joined_by_now"),
+    *("active_id", "newest_id", "entry_id", "entry_status"),
+)
+
+
+def _with_seat_state(events: EventQuerySet, visitor: Visitor, now: datetime) -> EventQuerySet:
     mine = Registration.objects.filter(event=OuterRef("pk"), user=visitor.user).order_by("-updated_at", "-id")
     entry = WaitlistEntry.objects.filter(event=OuterRef("pk"), user=visitor.user, status__in=ACTIVE_WAITLIST)
-    row = (
-        Event.objects.filter(pk=event.pk)
-        .with_seats()
-        .annotate(
-            anyone_waiting=anyone_waiting("pk"),
-            offer_due=Exists(
-                WaitlistEntry.objects.filter(
-                    event=OuterRef("pk"), status=WaitlistStatus.OFFERED, expires_at__lte=now
-                )
-            ),
-            joined_by_now=count_rows(
-                WaitlistEntry.objects.filter(
-                    event=OuterRef("pk"), status__in=ACTIVE_WAITLIST, joined_at__lte=now
-                )
-            ),
-            active_id=Subquery(mine.filter(status=RegistrationStatus.CONFIRMED).values("pk")[:1]),
-            newest_id=Subquery(mine.values("pk")[:1]),
-            entry_id=Subquery(entry.values("pk")[:1]),
-            entry_status=Subquery(entry.values("status")[:1]),
-        )
-        .values(
-            "confirmed_count",
-            "held_count",
-            "anyone_waiting",
-            "offer_due",
-            "joined_by_now",
-            "active_id",
-            "newest_id",
-            "entry_id",
-            "entry_status",
-        )
-        .get()
+    return events.with_seats().annotate(
+        anyone_waiting=anyone_waiting("pk"),
+        offer_due=Exists(
+            WaitlistEntry.objects.filter(
+                event=OuterRef("pk"), status=WaitlistStatus.OFFERED, expires_at__lte=now
+            )
+        ),
+        joined_by_now=count_rows(
+            WaitlistEntry.objects.filter(event=OuterRef("pk"), status__in=ACTIVE_WAITLIST, joined_at__lte=now)
+        ),
+        active_id=Subquery(mine.filter(status=RegistrationStatus.CONFIRMED).values("pk")[:1]),
+        newest_id=Subquery(mine.values("pk")[:1]),
+        entry_id=Subquery(entry.values("pk")[:1]),
+        entry_status=Subquery(entry.values("status")[:1]),
     )
+
+
+def seat_state(event: Event, visitor: Visitor, *, now: datetime) -> SeatState:
+    """The seat state under the event's row lock (taken by the caller)."""
+    row = _with_seat_state(Event.objects.filter(pk=event.pk), visitor, now).values(*STATE_FIELDS).get()
+    return _seat_state(event, row)
+
+
+def unlocked_seat_state(event_id: str, visitor: Visitor, *, now: datetime) -> tuple[Event, SeatState]:
+    """The public event `event_id` and its seat state in one statement, without its row lock: the rows
+    as committed when the statement began, each count consistent with the others."""
+    event = _with_seat_state(Event.objects.public().filter(public_id=event_id), visitor, now).first()
+    if event is None:
+        raise EventNotFound()
+    return event, _seat_state(event, {name: getattr(event, name) for name in STATE_FIELDS})
+
+
+def _seat_state(event: Event, row: Mapping[str, Any]) -> SeatState:
     return SeatState(
         facts=locked_facts(event, row),
         anyone_waiting=row["anyone_waiting"],
@@ -101,7 +124,43 @@ def seat_state(event: Event, visitor: Visitor, *, now: datetime) -> SeatState:
         registration_active=row["active_id"] is not None,
         entry_id=row["entry_id"],
         entry_offered=row["entry_status"] == WaitlistStatus.OFFERED,
+        counter_right=row["seats_taken"] == row["confirmed_count"] + row["held_count"],
     )
+
+
+def take_seat(event: Event, *, now: datetime) -> bool:
+    """Take one seat of `event` for a registration about to be confirmed in this transaction: one
+    conditional UPDATE of `seats_taken`, true if a seat was free (and the event open).
+
+    The UPDATE takes the event's row lock; one that waited for it reads the row again as the other
+    transaction left it (PostgreSQL rechecks the condition on the newest version), so two takers of
+    the last seat cannot both have it. Call it only on a counter found right, with nobody waiting.
+    """
+    open_seat = Q(capacity__isnull=True) | Q(seats_taken__lt=F("capacity"))
+    taken = Event.objects.filter(
+        open_seat, pk=event.pk, status=EventStatus.PUBLISHED, starts_at__gt=now
+    ).update(seats_taken=F("seats_taken") + 1)
+    return taken == 1
+
+
+def recount_seats(events: EventQuerySet) -> int:
+    """Set each event's `seats_taken` to its confirmed plus held seats, counted now from the rows (the
+    definition of `with_seats`). Under the event's row lock after every change that takes or frees a
+    seat but `take_seat`; and for rows written some other way (a bulk load: `manage.py recount_seats`)."""
+    return events.with_seats().update(seats_taken=F("confirmed_count") + F("held_count"))
+
+
+def recount_event(event: Event) -> None:
+    recount_seats(Event.objects.filter(pk=event.pk))
+
+
+def seats_changed(event: Event, *, now: datetime, anyone_waiting: bool | None = None) -> list[WaitlistEntry]:
+    """After a change that freed (or may have freed) a seat, under the event's row lock: the queue
+    offers what is free to the people waiting (`anyone_waiting=False`: nobody is, as read under the
+    lock), then `seats_taken` is recounted. Returns the new offers."""
+    offers = process_queue(event, now=now, recount=False) if anyone_waiting is not False else []
+    recount_event(event)
+    return offers
 
 
 def registration_of(seats: SeatState, event: Event) -> Registration:
@@ -134,14 +193,17 @@ def end_entry(entry: WaitlistEntry, status: WaitlistStatus, *, now: datetime) ->
     entry.save(update_fields=["status", "ended_at"])
 
 
-def process_queue(event: Event, *, now: datetime, known: SeatState | None = None) -> list[WaitlistEntry]:
+def process_queue(
+    event: Event, *, now: datetime, known: SeatState | None = None, recount: bool = True
+) -> list[WaitlistEntry]:
     """Under the event's row lock: end its expired offers (telling each person), then offer each
     free seat to the next person waiting, in the order they joined. Returns the new offers.
 
     Runs inside the transaction of every change that can free a seat (a cancellation, a declined or
     expired offer, a capacity raise, a re-publication), so a freed seat is held for the next person
     before anyone else can see it free. `known` is the seat state the caller read under the same lock
-    at the same `now`: what it says is not read again.
+    at the same `now`: what it says is not read again. An offer made or ended recounts `seats_taken`
+    unless the caller will (`recount=False`).
     """
     if known is None:
         if not WaitlistEntry.objects.filter(event=event, status__in=ACTIVE_WAITLIST).exists():
@@ -152,7 +214,9 @@ def process_queue(event: Event, *, now: datetime, known: SeatState | None = None
     expired = WaitlistEntry.objects.select_related("user").filter(
         event=event, status=WaitlistStatus.OFFERED, expires_at__lte=now
     )
+    ended = 0
     for entry in expired if due else expired.none():
+        ended += 1
         end_entry(entry, WaitlistStatus.EXPIRED, now=now)
         bump_state_version(visitor=Visitor(user=entry.user))
         outbox.notify(
@@ -164,6 +228,8 @@ def process_queue(event: Event, *, now: datetime, known: SeatState | None = None
         )
     facts = known.facts if known is not None and not due else locked_facts(event)
     if not policies.may_offer(facts, now=now):
+        if ended and recount:
+            recount_event(event)
         return []
     waiting = WaitlistEntry.objects.select_related("user").filter(event=event, status=WaitlistStatus.WAITING)
     free = facts.seats_left
@@ -184,4 +250,6 @@ def process_queue(event: Event, *, now: datetime, known: SeatState | None = None
         )
     if offers:
         tasks.process_waitlist.using(run_after=expires_at).enqueue(event.pk)
+    if (offers or ended) and recount:
+        recount_event(event)
     return offers

@@ -18,7 +18,7 @@ from ..mail import outbox
 from ..models import Event, Registration, WaitlistEntry
 from ..selectors import staff_facts
 from .common import bump_state_version
-from .ledger import anyone_waiting, process_queue
+from .ledger import anyone_waiting, process_queue, recount_event, seats_changed
 from .registrations import CancelResult, cancel_locked
 
 
@@ -90,6 +90,7 @@ def cancel_event(*, visitor: Visitor, event_id: str) -> EventStatusResult:
     WaitlistEntry.objects.filter(pk__in=[e.pk for e in entries]).update(
         status=WaitlistStatus.CLOSED, ended_at=now
     )
+    recount_event(event)
     cause = f"event-{event.pk}-cancelled-{now.isoformat()}"
     for registration in registrations:
         registration.status = RegistrationStatus.CANCELLED
@@ -121,8 +122,8 @@ def _set_status(visitor: Visitor, event_id: str, status: str) -> EventStatusResu
         return EventStatusResult(event=event, changed=False)
     event.status = status
     event.save(update_fields=["status", "updated_at"])
-    if status == EventStatus.PUBLISHED:
-        process_queue(event, now=timezone.now())
+    if status == EventStatus.PUBLISHED:  # seats freed while it was not public go to the people waiting
+        seats_changed(event, now=timezone.now())
     return EventStatusResult(event=event, changed=True)
 
 

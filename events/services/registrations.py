@@ -1,10 +1,11 @@
-"""Registering and cancelling: seats are taken and freed under the event's row lock (`ledger`)."""
+"""Registering and cancelling: seats are taken and freed through the seat ledger (`ledger`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core.errors import AuthRequired
@@ -18,7 +19,16 @@ from ..models import Event, Registration, WaitlistEntry
 from ..selectors import state_version
 from .common import bump_state_version, public_event, visitor_facts
 from .door import new_ticket
-from .ledger import anyone_waiting, process_queue, registration_of, settled_seat_state
+from .ledger import (
+    SeatState,
+    anyone_waiting,
+    recount_event,
+    registration_of,
+    seats_changed,
+    settled_seat_state,
+    take_seat,
+    unlocked_seat_state,
+)
 
 
 @dataclass(frozen=True)
@@ -55,31 +65,87 @@ class CancelResult(_RegistrationChange):
 def register_event(*, visitor: Visitor, event_id: str) -> RegistrationResult:
     """Register the signed-in visitor, or return the registration they already have.
 
-    Locks the event row before counting seats, so concurrent calls cannot oversell; a seat held by a
-    waiting-list offer is free only for its holder, who claims it here (the entry leaves the list in
-    the same transaction). A cancelled registration is re-activated rather than duplicated. A new or
-    re-activated registration is confirmed by e-mail with the event's `.ics` (through the outbox).
+    Read first without the event's row lock (`ledger.unlocked_seat_state`, one statement): a refusal
+    stands on that read, which was true when it was taken and writes nothing, so a full event answers
+    a rush without anyone waiting for its row. A free seat is then taken by one conditional UPDATE
+    (`ledger.take_seat`), which cannot oversell. The rest is decided under the row lock, after the
+    queue has done what was due (`_register_locked`): a seat held for the visitor by a waiting-list
+    offer (free only for its holder, who claims it: the entry leaves the list in the same
+    transaction), an offer whose time is up, people waiting, a seat counter that disagrees with the
+    rows, and a race lost to someone else or to the visitor's own other call.
+
+    A cancelled registration is re-activated rather than duplicated. A new or re-activated
+    registration is confirmed by e-mail with the event's `.ics` (through the outbox).
     """
     if visitor.user is None:
         raise AuthRequired()
+    now = timezone.now()
+    event, seats = unlocked_seat_state(event_id, visitor, now=now)
+    if seats.registration_active:
+        return _already_registered(visitor, event, seats)
+    answer = policies.may_register(seats.facts, _visitor_facts(visitor, seats), now=now)
+    if not answer.allowed and not seats.offer_due:  # an offer due might free a seat first: decide locked
+        answer.enforce()
+    if answer.allowed and seats.counter_right and not seats.anyone_waiting:
+        result = _take_and_confirm(visitor, event, seats, now=now)
+        if result is not None:
+            return result
+    return _register_locked(visitor, event_id)
+
+
+class _RegisteredMeanwhile(Exception):
+    """The visitor's own other call re-activated their registration first: decide again, locked."""
+
+
+def _take_and_confirm(
+    visitor: Visitor, event: Event, seats: SeatState, *, now: datetime
+) -> RegistrationResult | None:
+    """Take a seat without having waited for the lock, and confirm the registration; None when the
+    seat went to someone else first or the visitor registered meanwhile (nothing is kept)."""
+    try:
+        with transaction.atomic():  # a savepoint: a race lost after the seat was taken gives it back
+            if not take_seat(event, now=now):
+                return None
+            return _confirm(visitor, event, seats, now=now)
+    except (IntegrityError, _RegisteredMeanwhile):  # one confirmed registration per person (a constraint)
+        return None
+
+
+def _register_locked(visitor: Visitor, event_id: str) -> RegistrationResult:
+    """The decision under the event's row lock, on the seat state read after it and settled by the
+    queue; `seats_taken` is recounted from the rows."""
     event = public_event(event_id, lock=True)
     now = timezone.now()
     seats = settled_seat_state(event, visitor, now=now)
     if seats.registration_active:
-        return RegistrationResult(
-            registration=registration_of(seats, event),
-            created=False,
-            already_registered=True,
-            state_version=state_version(visitor=visitor),
-        )
-    policies.may_register(
-        seats.facts,
-        visitor_facts(visitor, waiting=seats.entry_id is not None, holds_offer=seats.entry_offered),
-        now=now,
-    ).enforce()
+        return _already_registered(visitor, event, seats)
+    policies.may_register(seats.facts, _visitor_facts(visitor, seats), now=now).enforce()
+    result = _confirm(visitor, event, seats, now=now)
+    recount_event(event)
+    return result
+
+
+def _visitor_facts(visitor: Visitor, seats: SeatState) -> policies.VisitorFacts:
+    return visitor_facts(visitor, waiting=seats.entry_id is not None, holds_offer=seats.entry_offered)
+
+
+def _already_registered(visitor: Visitor, event: Event, seats: SeatState) -> RegistrationResult:
+    return RegistrationResult(
+        registration=registration_of(seats, event),
+        created=False,
+        already_registered=True,
+        state_version=state_version(visitor=visitor),
+    )
+
+
+def _confirm(visitor: Visitor, event: Event, seats: SeatState, *, now: datetime) -> RegistrationResult:
+    """Create or re-activate the visitor's registration on a seat already theirs (taken, or held for
+    them), with a new ticket, claim their waiting-list entry, and queue the confirmation."""
     ticket = new_ticket(now=now)  # a new ticket either way: an old code admits nobody
     if seats.registration_id is not None:  # at most one is confirmed (a constraint): re-activate
         registration, created = registration_of(seats, event), False
+        if registration.is_active:
+            raise _RegisteredMeanwhile()
         registration.status = RegistrationStatus.CONFIRMED
         for field, value in ticket.items():
             setattr(registration, field, value)
@@ -123,7 +189,8 @@ def cancel_registration(*, visitor: Visitor, event_id: str) -> CancelResult:
 def cancel_locked(registration: Registration, *, holder: Visitor, anyone_waiting: bool) -> CancelResult:
     """Cancel `registration` for whoever asks, its event locked by the caller (`anyone_waiting` read
     under the lock): a cancelled one says so and changes nothing; otherwise `may_cancel` decides, the
-    freed seat goes to the first person waiting and the holder's stateVersion rises."""
+    freed seat goes to the first person waiting, `seats_taken` is recounted and the holder's
+    stateVersion rises."""
     if not registration.is_active:
         return CancelResult(
             registration=registration, already_cancelled=True, state_version=state_version(visitor=holder)
@@ -133,8 +200,7 @@ def cancel_locked(registration: Registration, *, holder: Visitor, anyone_waiting
     policies.may_cancel(policies.EventFacts.of(registration.event), facts, now=now).enforce()
     registration.status = RegistrationStatus.CANCELLED
     registration.save(update_fields=["status", "updated_at"])
-    if anyone_waiting:  # the freed seat goes to the first waiting person
-        process_queue(registration.event, now=now)
+    seats_changed(registration.event, now=now, anyone_waiting=anyone_waiting)
     return CancelResult(
         registration=registration, already_cancelled=False, state_version=bump_state_version(visitor=holder)
     )

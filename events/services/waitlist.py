@@ -17,7 +17,7 @@ from ..choices import ACTIVE_WAITLIST, WaitlistStatus
 from ..models import Event, WaitlistEntry
 from ..selectors import WaitlistPlace, state_version, waitlist_place
 from .common import bump_state_version, public_event, visitor_facts
-from .ledger import active_entry, end_entry, process_queue, settled_seat_state
+from .ledger import active_entry, end_entry, process_queue, seats_changed, settled_seat_state
 
 
 @dataclass(frozen=True)
@@ -91,8 +91,8 @@ def leave_waitlist(*, visitor: Visitor, event_id: str) -> LeaveWaitlistResult:
     declined = entry.has_offer
     end_entry(entry, WaitlistStatus.DECLINED if declined else WaitlistStatus.LEFT, now=now)
     version = bump_state_version(visitor=visitor)
-    if declined:
-        process_queue(event, now=now)
+    if declined:  # the held seat is free: to the next person waiting
+        seats_changed(event, now=now)
     return LeaveWaitlistResult(event=event, was_waiting=True, declined_offer=declined, state_version=version)
 
 
