@@ -25,11 +25,12 @@ idempotent), as a real client would. During the traffic these faults follow, in 
 - `idle-restart`: the clients pause until no request is in flight, `pg_ctl restart -m fast`, the
   clients go on. The workers' persistent connections died while idle: the first request on each
   shows what a dead pooled connection does after the database is back;
-- `worker-kill`: `--kills` times (4), SIGKILL to a gunicorn worker (never the arbiter) that is serving
-  (it holds a connection to the database, so it has booted and is working off requests), the oldest
-  first, `--kill-every` seconds (0.5) after the previous one's replacement appeared; then traffic until
-  every replacement serves. A request on the killed worker loses its connection (dropped) and is sent
-  again; the other worker, or the replacement once booted, answers it.
+- `worker-kill`: `--kills` times (4), SIGKILL to a gunicorn worker (never the arbiter) that is warm
+  (it has held a connection to the database for 2 s: booted, its first request done, working off
+  requests), the oldest first, at least `--kill-every` seconds (0.5) after the previous one's
+  replacement appeared and only while another worker is warm too, so one always answers; then traffic
+  until every replacement serves. A request on the killed worker loses its connection (dropped) and is
+  sent again; the other worker answers it.
 
 Afterwards, with gunicorn stopped (its graceful stop writes each surviving worker's pending Activity
 rows) and the database up, it checks and exits non-zero on any violation:
@@ -107,6 +108,9 @@ DROPPED = {
 ACTION_OF = {"save": "save_event", "register": "register_event"}
 # How long a killed worker's replacement may take to appear and to serve (boot, first request).
 REPLACEMENT_LIMIT = 60.0
+# How long a worker must have been serving before it counts as warm: a new worker imports the URLconf
+# and the views in its first request (seconds on a busy machine), after it has opened its connection.
+WARM_AFTER = 2.0
 RETRY_PAUSE = 0.05  # a client's pause before it sends a dropped request again (s)
 
 
@@ -458,24 +462,34 @@ def started_at(pid: int) -> int:
 class Killer:
     """Kills the arbiter's serving workers one after the other and follows their replacements.
 
-    A worker counts as serving once it holds a connection to the database: it has booted and worked off
-    a request (the sync workers keep their connection, `CONN_MAX_AGE`). Killing only such a worker puts
-    each kill in the middle of the traffic rather than in a worker's boot. It kills one only while
-    another serves too, so the site keeps a worker answering: killing the last one would leave none for
-    as long as a replacement boots (10–15 s on a busy 2-CPU machine), and the requests queued meanwhile
-    would outlast the clients' timeout without anything being wrong with the server.
+    A worker counts as serving once it holds a connection to the database: it has booted and is working
+    off requests (the sync workers keep their connection, `CONN_MAX_AGE`), and as warm `WARM_AFTER`
+    seconds later (its first request, which imports the URLconf and the views, is done). Killing only a
+    warm worker puts each kill in the middle of the traffic rather than in a worker's boot. It kills one
+    only while another is warm too, so the site keeps a worker answering: killing the last one would
+    leave none for as long as a replacement boots (6–15 s on a busy 2-CPU machine), and the requests
+    queued meanwhile would outlast the clients' timeout without anything being wrong with the server.
     """
 
     def __init__(self, traffic: Traffic, arbiter: int, database_port: int) -> None:
         self.traffic = traffic
         self.arbiter = arbiter
         self.database_port = database_port
+        self.seen_serving: dict[int, float] = {}  # pid → when it was first seen serving (traffic time)
 
     def serving(self) -> list[int]:
         """The arbiter's workers that hold a connection to the database, oldest first."""
         inodes = database_sockets(self.database_port)
         workers = [pid for pid in memory.children(self.arbiter) if holds_connection(pid, inodes)]
+        now = self.traffic.now()
+        for pid in workers:
+            self.seen_serving.setdefault(pid, now)
         return sorted(workers, key=started_at)
+
+    def warm(self) -> list[int]:
+        """The serving workers seen serving `WARM_AFTER` seconds ago already, oldest first."""
+        now = self.traffic.now()
+        return [pid for pid in self.serving() if now - self.seen_serving[pid] >= WARM_AFTER]
 
     def _until(self, what: str, found, phase: KillPhase):
         deadline = time.monotonic() + REPLACEMENT_LIMIT
@@ -488,9 +502,9 @@ class Killer:
         raise BenchError(f"worker-kill: no {what} within {REPLACEMENT_LIMIT:.0f} s")
 
     def _target(self, killed: set[int]) -> int:
-        """The oldest serving worker, if another one serves as well (0 otherwise)."""
-        serving = [pid for pid in self.serving() if pid not in killed]
-        return serving[0] if len(serving) > 1 else 0
+        """The oldest warm worker, if another one is warm as well (0 otherwise)."""
+        warm = [pid for pid in self.warm() if pid not in killed]
+        return warm[0] if len(warm) > 1 else 0
 
     def _note_serving(self, phase: KillPhase) -> None:
         waiting = [kill for kill in phase.kills if kill.replaced_by and kill.serving_at is None]
@@ -501,12 +515,14 @@ class Killer:
                     kill.serving_at = now
 
     def run(self, kills: int, every: float) -> KillPhase:
+        self.serving()  # the workers serving already have served the traffic before: warm
+        self.seen_serving = dict.fromkeys(self.seen_serving, -WARM_AFTER)
         phase = KillPhase(
             arbiter=self.arbiter, workers_before=memory.children(self.arbiter), started=self.traffic.now()
         )
         killed: set[int] = set()
         for _ in range(kills):
-            pid = self._until("two serving workers, one to kill", lambda: self._target(killed), phase)
+            pid = self._until("two warm workers, one to kill", lambda: self._target(killed), phase)
             others = set(memory.children(self.arbiter)) - {pid}
             kill = Kill(pid=pid, at=self.traffic.now())
             os.kill(pid, signal.SIGKILL)
