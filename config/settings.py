@@ -345,6 +345,8 @@ REST_FRAMEWORK = {
 }
 
 SPECTACULAR_SETTINGS = {
+    # 3.1: a bearer scheme's requirement may name the scope an operation needs (3.0 allows none).
+    "OAS_VERSION": "3.1.0",
     "TITLE": f"{SITE_NAME} API",
     "DESCRIPTION": "Search, read, save and register for events. Every error uses one envelope.",
     "VERSION": APP_VERSION,
@@ -352,6 +354,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "events.api.schema.require_bodies",
+    ],
 }
 
 # The envelope reasons the WebMCP runtime produces on its own, in this project's vocabulary.

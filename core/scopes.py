@@ -30,16 +30,29 @@ SAVED_WRITE = Scope.SAVED_WRITE.value
 REGISTRATIONS_WRITE = Scope.REGISTRATIONS_WRITE.value
 CHECKIN_WRITE = Scope.CHECKIN_WRITE.value
 
+#: The rights a visitor holds without an account, through their browser session alone: reading the
+#: catalogue and keeping a saved list. An action of any other scope acts for a person (its use case
+#: answers AUTH_REQUIRED without one). The OpenAPI document says per operation whether it works
+#: without signing in from this (`events/api/schema.py`); `tests/fuzz/test_api_security.py` holds
+#: the document to what the API does.
+WITHOUT_ACCOUNT = frozenset({READ, SAVED_WRITE})
+
 
 class TokenScope(BasePermission):
     """The API's plain reads (the visitor's own lists) need `events:read`; nothing else is served by
     a view with this permission (the actions check their own row's scope)."""
 
+    @staticmethod
+    def needed(method: str) -> str:
+        """The scope a token needs for a request of `method` ("": none will do). The OpenAPI document
+        names it for the plain reads from here too."""
+        return READ if method.upper() in ("GET", "HEAD", "OPTIONS") else ""
+
     def has_permission(self, request: Request, view: Any) -> bool:
         scopes = getattr(request.auth, "scopes", None)
         if scopes is None:
             return True
-        needed = READ if request.method in ("GET", "HEAD", "OPTIONS") else ""
+        needed = self.needed(request.method or "")
         if not needed or needed not in scopes:
             raise InsufficientScope(extra={"scope": needed})
         return True

@@ -177,6 +177,7 @@ class SavedEventApi(APIView):
 class SavedListApi(APIView):
     @schema.operation(
         "list_saved",
+        lists="save_event",
         responses=schema.responses(SavedListOutput, 400, 503),
         summary="The visitor's saved events (account or session)",
     )
@@ -214,6 +215,7 @@ class RegistrationApi(APIView):
 class RegistrationListApi(APIView):
     @schema.operation(
         "list_registrations",
+        lists="register_event",
         responses=schema.responses(RegistrationListOutput, 400, 401, 503),
         summary="The signed-in visitor's registrations, newest first",
     )
@@ -251,6 +253,7 @@ class WaitlistApi(APIView):
 class WaitlistListApi(APIView):
     @schema.operation(
         "list_waitlist",
+        lists="join_waitlist",
         responses=schema.responses(WaitlistListOutput, 400, 401, 503),
         summary="The signed-in visitor's waiting lists, with positions and held seats (offers first)",
     )
@@ -275,6 +278,7 @@ class CheckInApi(APIView):
             "CheckInBody",
             "A scan (`ticket`: the code as the scanner read it) or a choice (`attendeeId`, from the list "
             "of attendees): exactly one of them. No other key is accepted.",
+            exactly_one=("ticket", "attendeeId"),
         ),
         responses=schema.responses(CheckInOutput, 400, 401, 403, 404, 409, 429, 503, success=(200, 201)),
         summary="Check a ticket's holder in (201 admitted; 200 alreadyCheckedIn, with the first check-in)",
