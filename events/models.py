@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import FullResultSet, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
-from django.db.models import Count, F, OuterRef, Q, Subquery
+from django.db.models import BooleanField, Count, Expression, F, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -51,10 +51,13 @@ class EventQuerySet(models.QuerySet["Event"]):
         return self.filter(starts_at__lte=now or timezone.now())
 
     def matching(self, text: str) -> EventQuerySet:
-        """Case-insensitive match in title or summary; icontains works for CJK on SQLite and PostgreSQL."""
+        """Case-insensitive match in title or summary; icontains works for CJK on SQLite and PostgreSQL.
+
+        The LIKEs are the exact check. Beside them, `BigramsCover` lets PostgreSQL find a word of two
+        characters through an index (trigram indexes serve the longer ones), with the same answers."""
         if not text:
             return self
-        return self.filter(Q(title__icontains=text) | Q(summary__icontains=text))
+        return self.filter(BigramsCover(text), Q(title__icontains=text) | Q(summary__icontains=text))
 
     def with_seats(self) -> EventQuerySet:
         """Annotate `confirmed_count`, `held_count` (seats held by waiting-list offers) and
@@ -71,6 +74,38 @@ class EventQuerySet(models.QuerySet["Event"]):
             ),
             held_count=count_rows(WaitlistEntry.objects.filter(event=here, status=WaitlistStatus.OFFERED)),
         ).annotate(seats_left=F("capacity") - F("confirmed_count") - F("held_count"))
+
+
+class BigramsCover(Expression):
+    """On PostgreSQL, for a word of two characters (folded by the same `UPPER` as the LIKEs): the word is
+    one of the event's `keyword_bigrams`, the character pairs of its `UPPER(title)` and `UPPER(summary)`
+    (a generated column with a GIN index, migration 0012) — the words the trigram indexes cannot serve.
+    It follows from the word being in the title or the summary, so beside their LIKEs it changes no
+    answer. For any other length `events_keyword_probe` is NULL and the planner drops the condition.
+    Elsewhere it is no condition at all (`FullResultSet`)."""
+
+    conditional = True
+    output_field = BooleanField()
+
+    def __init__(self, word: str) -> None:
+        super().__init__()
+        self.row: Any = F("pk")  # resolved, it names the table's alias in this statement (U0 in a subquery)
+        self.word: Any = Value(word)
+
+    def get_source_expressions(self) -> list:
+        return [self.row, self.word]
+
+    def set_source_expressions(self, exprs: list) -> None:
+        self.row, self.word = exprs
+
+    def as_sql(self, compiler, connection, **extra_context):
+        raise FullResultSet  # no bigram column here: the LIKEs alone decide
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        table = compiler.quote_name(self.row.alias)
+        word, params = compiler.compile(self.word)
+        probe = f"events_keyword_probe(UPPER({word}))"
+        return f"({probe} IS NULL OR {table}.keyword_bigrams @> {probe})", (*params, *params)
 
 
 def count_rows(rows: models.QuerySet) -> Coalesce:
