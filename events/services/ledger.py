@@ -145,8 +145,11 @@ def take_seat(event: Event, *, now: datetime) -> bool:
 
 def recount_seats(events: EventQuerySet) -> int:
     """Set each event's `seats_taken` to its confirmed plus held seats, counted now from the rows (the
-    definition of `with_seats`). Under the event's row lock after every change that takes or frees a
-    seat but `take_seat`; and for rows written some other way (a bulk load: `manage.py recount_seats`)."""
+    definition of `with_seats`): after every change that takes or frees a seat but `take_seat`.
+
+    The caller holds the events' row locks already: an UPDATE that had to wait for one would count
+    the rows as they were when it began, without the seat taken by the transaction it waited for.
+    """
     return events.with_seats().update(seats_taken=F("confirmed_count") + F("held_count"))
 
 
