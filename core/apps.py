@@ -5,4 +5,3 @@ from django.apps import AppConfig
 
 class CoreConfig(AppConfig):
     name = "core"
-    verbose_name = "Core"

@@ -15,8 +15,8 @@ def keep_one_queued(periodic: Task, *, after: timedelta = timedelta(0)) -> None:
     deploy) queues a first one should the chain ever break. Checking first keeps it to one chain
     however often `migrate` runs.
     """
-    from django.tasks import TaskResultStatus  # noqa: PLC0415 (app loading: core is no app; the backend's model needs the apps ready)
-    from django_tasks_db.models import DBTaskResult  # noqa: PLC0415 (app loading: core is no app; the backend's model needs the apps ready)
+    from django.tasks import TaskResultStatus  # noqa: PLC0415 (app loading: core holds no model; the backend's model needs the apps ready)
+    from django_tasks_db.models import DBTaskResult  # noqa: PLC0415 (app loading: core holds no model; the backend's model needs the apps ready)
 
     queued = DBTaskResult.objects.filter(task_path=periodic.module_path, status=TaskResultStatus.READY)
     if not queued.exists():
