@@ -11,19 +11,17 @@ Plain files, not actions: reading a feed performs no action row and writes no Ac
 one write, a person getting or resetting their own address, is a row of their own (no tool offers it).
 The entries are `events.mail.ics`'s, the same UID as the single event's file.
 
-Each answer is conditional (Django's `condition`): the ETag and Last-Modified come from the newest
-change of what the feed shows, read in one or two aggregate statements before anything is built, so
-a calendar program's hourly refresh usually costs those and a 304. Last-Modified is given only where
-every change leaves a time behind: a removed save does not, so `?saved=1` answers with an ETag only.
+Each answer is conditional (`core.conditional`, as the pages' and the API's reads are): the ETag and
+Last-Modified come from the newest change of what the feed shows, read in one or two aggregate
+statements before anything is built, so a calendar program's hourly refresh usually costs those and a
+304. Last-Modified is given only where every change leaves a time behind: a removed save does not, so
+`?saved=1` answers with an ETag only.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -31,15 +29,16 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.db.models import Count, Max, Q
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import redirect
 from django.urls import reverse
-from django.utils import timezone, translation
-from django.utils.cache import patch_cache_control
+from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.views.decorators.http import condition, require_POST, require_safe
+from django.views.decorators.http import require_POST, require_safe
 from rest_framework import serializers
 
+from core import conditional
+from core.conditional import Validators
 from core.envelope import current_state_version, error_envelope
 from core.errors import InvalidInput
 from core.inputs import validated_input
@@ -66,14 +65,6 @@ class PersonalFeedInput(serializers.Serializer):
     saved = serializers.BooleanField(required=False, default=False, help_text="Add the saved events.")
 
 
-@dataclass(frozen=True)
-class FeedState:
-    """What a conditional request is answered from, before the feed is built."""
-
-    etag: str
-    last_modified: datetime | None
-
-
 def new_token() -> str:
     return secrets.token_urlsafe(TOKEN_BYTES)
 
@@ -82,7 +73,7 @@ def new_token() -> str:
 
 
 @require_safe
-def personal_feed(request: HttpRequest, token: str) -> HttpResponse:
+def personal_feed(request: HttpRequest, token: str) -> HttpResponseBase:
     feed = CalendarFeed.objects.select_related("user").filter(token=token, user__is_active=True).first()
     if feed is None:
         raise Http404("No calendar feed has this address.")
@@ -92,14 +83,15 @@ def personal_feed(request: HttpRequest, token: str) -> HttpResponse:
         return _refusal(request, error)
     visitor = Visitor(user=feed.user)
     state = _personal_state(request, feed, visitor, saved=saved)
-    response = _conditional(request, state, lambda: _personal_calendar(request, visitor, saved=saved))
     # The person's own: no shared cache keeps it; their program asks again with the ETag each time.
-    patch_cache_control(response, private=True, no_cache=True)
+    response = _conditional(
+        request, state, lambda: _personal_calendar(request, visitor, saved=saved), shared=False
+    )
     response["X-Robots-Tag"] = "noindex, nofollow"
     return response
 
 
-def _personal_state(request: HttpRequest, feed: CalendarFeed, visitor: Visitor, *, saved: bool) -> FeedState:
+def _personal_state(request: HttpRequest, feed: CalendarFeed, visitor: Visitor, *, saved: bool) -> Validators:
     """Registrations are never deleted (cancelling keeps the row; their events are protected), and every
     change of one or of its event is saved with its time, whatever the event's status now: so the
     newest of those times is when the feed last changed."""
@@ -116,7 +108,7 @@ def _personal_state(request: HttpRequest, feed: CalendarFeed, visitor: Visitor, 
         # A removed save leaves no time behind, but raises the person's stateVersion.
         parts += [saves, selectors.state_version(visitor=visitor)]
         last_modified = None
-    return FeedState(etag=_etag(request, parts), last_modified=last_modified)
+    return Validators(etag=conditional.etag(request, parts), last_modified=last_modified)
 
 
 def _personal_calendar(request: HttpRequest, visitor: Visitor, *, saved: bool) -> bytes:
@@ -175,18 +167,18 @@ def reset_calendar_feed(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
-def public_feed(request: HttpRequest) -> HttpResponse:
+def public_feed(request: HttpRequest) -> HttpResponseBase:
     try:
         conditions = validated_input(EventSearchInput, request.GET)
     except InvalidInput as error:
         return _refusal(request, error)
     state = _public_state(request, conditions)
-    response = _conditional(request, state, lambda: _public_calendar(request, conditions))
-    patch_cache_control(response, public=True, max_age=int(REFRESH.total_seconds()))
-    return response
+    return _conditional(
+        request, state, lambda: _public_calendar(request, conditions), shared=True, max_age=REFRESH
+    )
 
 
-def _public_state(request: HttpRequest, conditions: dict[str, Any]) -> FeedState:
+def _public_state(request: HttpRequest, conditions: dict[str, Any]) -> Validators:
     """The catalogue's newest change, whatever the conditions: an event edited, published, unpublished
     or cancelled (its `updated_at`), one that has started and so left the upcoming ones, or one deleted.
     Conservative (any event's change is every search's), and two small statements."""
@@ -199,7 +191,7 @@ def _public_state(request: HttpRequest, conditions: dict[str, Any]) -> FeedState
     times = [catalogue["changed"], catalogue["started"], retired]
     known = [time for time in times if time is not None]
     parts = ["public", sorted(conditions.items()), times]
-    return FeedState(etag=_etag(request, parts), last_modified=max(known) if known else None)
+    return Validators(etag=conditional.etag(request, parts), last_modified=max(known) if known else None)
 
 
 def _public_calendar(request: HttpRequest, conditions: dict[str, Any]) -> bytes:
@@ -225,22 +217,23 @@ def _public_name(conditions: dict[str, Any]) -> str:
 # ── helpers ───────────────────────────────────────────────────────────────────────────────────
 
 
-def _conditional(request: HttpRequest, state: FeedState, build: Callable[[], bytes]) -> HttpResponse:
+def _conditional(
+    request: HttpRequest,
+    state: Validators,
+    build: Callable[[], bytes],
+    *,
+    shared: bool,
+    max_age: timedelta | None = None,
+) -> HttpResponseBase:
     """304 when the request's If-None-Match (or, without it, If-Modified-Since) still holds; otherwise
     the feed `build` makes. Both answers carry the ETag and Last-Modified."""
-
-    @condition(etag_func=lambda request: state.etag, last_modified_func=lambda request: state.last_modified)
-    def answer(request: HttpRequest) -> HttpResponse:
-        return HttpResponse(build(), content_type=CONTENT_TYPE)
-
-    return answer(request)
-
-
-def _etag(request: HttpRequest, parts: list[Any]) -> str:
-    """A digest of what the feed is built from, with what else its text depends on: the language of
-    its names and labels, and the site's address in its links."""
-    material = [translation.get_language(), request.build_absolute_uri("/"), parts]
-    return hashlib.sha256(json.dumps(material, default=str).encode()).hexdigest()[:32]
+    return conditional.answer(
+        request,
+        state,
+        lambda: HttpResponse(build(), content_type=CONTENT_TYPE),
+        shared=shared,
+        max_age=int(max_age.total_seconds()) if max_age is not None else None,
+    )
 
 
 def _event_url(request: HttpRequest, event: Event) -> str:

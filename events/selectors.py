@@ -7,18 +7,27 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS
-from django.db.models import Exists, Func, IntegerField, OuterRef, Q, QuerySet, Subquery
+from django.db import DEFAULT_DB_ALIAS, connection
+from django.db.models import Exists, Func, IntegerField, Max, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from core.errors import AuthRequired
 from core.statements import StatementCache
 from core.visitors import Visitor
 
-from .choices import ACTIVE_WAITLIST, RegistrationStatus
+from .choices import ACTIVE_WAITLIST, RegistrationStatus, WaitlistStatus
 from .errors import EventNotFound
-from .models import Event, EventStaff, Registration, SavedEvent, VisitorState, WaitlistEntry, count_rows
-from .policies import StaffFacts, VisitorFacts
+from .models import (
+    Event,
+    EventStaff,
+    Registration,
+    RetiredEventId,
+    SavedEvent,
+    VisitorState,
+    WaitlistEntry,
+    count_rows,
+)
+from .policies import StaffFacts, VisitorFacts, offers_stop_before_start
 
 QUERY_MAX_LENGTH = 100
 DEFAULT_PAGE_SIZE = 10
@@ -94,6 +103,93 @@ def state_version(*, visitor: Visitor) -> int:
     if not visitor.key:
         return 0
     return VisitorState.objects.filter(visitor_key=visitor.key).values_list("version", flat=True).first() or 0
+
+
+def catalogue_revision(*, now: datetime | None = None) -> tuple[Any, ...]:
+    """What every search of the catalogue shows, as values that change whenever any answer could: an
+    event created, edited, published, unpublished, cancelled or deleted (the events' count and newest
+    `updated_at`, the newest retired id), one that has started and so left the upcoming ones, a seat
+    taken or freed (the confirmed registrations' count and their newest change), a seat held or given
+    back by the waiting list (the offers' count, the newest offer, end and joining). Conservative: any
+    event's change is every search's. Read before an answer is built, for its ETag (core/conditional.py).
+
+    One statement, written here rather than in the ORM, whose `aggregate()` reads one table: scalar
+    subqueries that PostgreSQL and SQLite each answer from an index or one pass over a table."""
+    now = now or timezone.now()
+    quote = connection.ops.quote_name
+
+    def table(model: Any) -> str:
+        return quote(model._meta.db_table)
+
+    def column(model: Any, name: str) -> str:
+        return quote(model._meta.get_field(name).column)
+
+    events, registrations, entries = table(Event), table(Registration), table(WaitlistEntry)
+    starts = column(Event, "starts_at")
+    parts = [
+        f"SELECT COUNT(*) FROM {events}",
+        f"SELECT MAX({column(Event, 'updated_at')}) FROM {events}",
+        f"SELECT MAX({starts}) FROM {events} WHERE {starts} <= %s",
+        f"SELECT MAX({column(RetiredEventId, 'retired_at')}) FROM {table(RetiredEventId)}",
+        f"SELECT COUNT(*) FROM {registrations} WHERE {column(Registration, 'status')} = %s",
+        f"SELECT MAX({column(Registration, 'updated_at')}) FROM {registrations}",
+        f"SELECT COUNT(*) FROM {entries} WHERE {column(WaitlistEntry, 'status')} = %s",
+        *(f"SELECT MAX({column(WaitlistEntry, name)}) FROM {entries}" for name in WAITLIST_TIMES),
+    ]
+    params = [
+        connection.ops.adapt_datetimefield_value(now),
+        RegistrationStatus.CONFIRMED.value,
+        WaitlistStatus.OFFERED.value,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join(f"({part})" for part in parts), params)
+        return tuple(cursor.fetchone())
+
+
+#: The waiting list's times: every change of an entry leaves one behind.
+WAITLIST_TIMES = ("joined_at", "offered_at", "ended_at")
+
+
+def event_revision(*, event_id: str, now: datetime | None = None) -> tuple[Any, ...] | None:
+    """What one event's page and answers show of it, as values that change whenever they could: the
+    event's own change, its seats (confirmed registrations, offers) and their newest changes, its
+    waiting list's newest change (a position moves), and the two moments the clock changes what may
+    be done (the start; the last offer, when the waiting list closes). None for no such event.
+
+    One statement through the event's own indexes, whatever the size of the catalogue."""
+    now = now or timezone.now()
+    here = OuterRef("pk")
+    registrations = Registration.objects.filter(event=here)
+    entries = WaitlistEntry.objects.filter(event=here)
+    row = (
+        Event.objects.filter(public_id=event_id)
+        .annotate(
+            confirmed=count_rows(registrations.filter(status=RegistrationStatus.CONFIRMED)),
+            registrations_changed=_newest(registrations, "updated_at"),
+            offered=count_rows(entries.filter(status=WaitlistStatus.OFFERED)),
+            **{f"waitlist_{name}": _newest(entries, name) for name in WAITLIST_TIMES},
+        )
+        .values_list(
+            "pk",
+            "status",
+            "updated_at",
+            "starts_at",
+            "confirmed",
+            "registrations_changed",
+            "offered",
+            *(f"waitlist_{name}" for name in WAITLIST_TIMES),
+        )
+        .first()
+    )
+    if row is None:
+        return None
+    starts_at = row[3]
+    return (*row, starts_at <= now, now >= starts_at - offers_stop_before_start())
+
+
+def _newest(rows: QuerySet, name: str) -> Subquery:
+    """The newest `name` among one event's `rows` (filtered by an OuterRef), or NULL."""
+    return Subquery(rows.order_by().values("event").annotate(newest=Max(name)).values("newest"))
 
 
 def search_events(

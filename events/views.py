@@ -10,22 +10,29 @@ redraw the calling page's region with `redraw` and tell the person with `tell`, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import SplitResult, urlsplit
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, QueryDict
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import ResolverMatch, resolve, reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_POST
 
+from core import conditional
+from core.conditional import Validators
 from core.errors import AuthRequired, DomainError, InvalidInput
 from core.http import is_same_site
+from core.revision import revision
 from core.visitors import Mode, Visitor, client_mode, visitor_from_request
+from webmcp.registry import TOOL_HEADER
 from webmcp.templatetags.webmcp import PAGE_ROUTE
 
 from . import jsonld, policies, selectors
@@ -49,6 +56,9 @@ if TYPE_CHECKING:
 PAGE_SIZE = selectors.DEFAULT_PAGE_SIZE
 #: Query parameter of the detail page that carries the list's query string, for the "back" link.
 FROM_PARAM = "from"
+#: What the answer of a page's URL varies by, besides the visitor and the language: the htmx fragments
+#: of it, and the tool calls of its route (answered by `events.agent.pages`, never from a cache).
+PAGE_VARY = ("HX-Request", "HX-Target", "HX-History-Restore-Request", TOOL_HEADER)
 
 
 def home(request: HtmxHttpRequest) -> HttpResponse:
@@ -59,14 +69,22 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @require_GET
-def event_list(request: HtmxHttpRequest) -> HttpResponse:
+def event_list(request: HtmxHttpRequest) -> HttpResponseBase:
+    """The list, answered 304 while the catalogue has not changed since the visitor's copy."""
     visitor = visitor_from_request(request)
+    catalogue = selectors.catalogue_revision()
+    return _conditional_page(
+        request, visitor, catalogue, lambda version: _list_page(request, visitor, version)
+    )
+
+
+def _list_page(request: HtmxHttpRequest, visitor: Visitor, state_version: int) -> HttpResponse:
     form = EventSearchForm(request.GET)
     performed = None
     if form.is_valid():
         caller = Caller(visitor=visitor, channel=client_mode(request, default=Mode.UI))
         performed = perform(ACTIONS["search_events"], caller, form.conditions, options=_page_window(form))
-    context = list_context(request, visitor, form, performed)
+    context = list_context(request, visitor, form, performed, state_version=state_version)
     # Only the search form and the page links target the results; any other htmx request gets the
     # whole page and picks what it needs.
     partial = _wants_fragment(request) and request.htmx.target == "results"
@@ -84,9 +102,11 @@ def list_context(
     visitor: Visitor,
     form: EventSearchForm,
     performed: Performed | None,
+    *,
+    state_version: int | None = None,
 ) -> dict[str, Any]:
     """Everything the list page shows for `form`'s search, answered by `performed` (None: the form is
-    not valid, and nothing was searched)."""
+    not valid, and nothing was searched); `state_version` when the caller has read it."""
     context: dict[str, Any] = {"form": form, "result": None}
     if performed is not None and performed.error is None:
         page = form.page
@@ -111,7 +131,7 @@ def list_context(
             # The detail page builds its "back to results" link from this (validated there again).
             from_query=_from_query(form),
         )
-    context["webmcp_state"] = _page_state(request, visitor)
+    context["webmcp_state"] = _page_state(request, visitor, state_version=state_version)
     return context
 
 
@@ -138,8 +158,19 @@ def _from_query(form: EventSearchForm) -> QueryDict:
 
 
 @require_GET
-def event_detail(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
-    return _render_detail(request, event_id, region=_wants_fragment(request))
+def event_detail(request: HtmxHttpRequest, event_id: str) -> HttpResponseBase:
+    """The event's page, answered 304 while neither the event nor the visitor's state has changed."""
+    visitor = visitor_from_request(request)
+    event = selectors.event_revision(event_id=event_id)
+    region = _wants_fragment(request)
+    if event is None:  # no such event: the action's row and the 404
+        return _render_detail(request, event_id, region=region)
+    return _conditional_page(
+        request,
+        visitor,
+        event,
+        lambda version: _render_detail(request, event_id, region=region, state_version=version),
+    )
 
 
 @require_GET
@@ -247,6 +278,7 @@ def _render_detail(
     region: bool,
     recorded: bool = True,
     page: ResolverMatch | None = None,
+    state_version: int | None = None,
 ) -> HttpResponse:
     visitor = visitor_from_request(request)
     details = _get_event_or_404(request, event_id, recorded=recorded)
@@ -264,7 +296,7 @@ def _render_detail(
         "login_url": _auth_url("login", event.public_id),
         "signup_url": _auth_url("signup", event.public_id),
         "webmcp_state": {
-            **_page_state(request, visitor),
+            **_page_state(request, visitor, state_version=state_version),
             **detail_state(signed_in=visitor.is_authenticated, registered=details.is_registered, can=can),
         },
     }
@@ -310,9 +342,53 @@ def _wants_fragment(request: HtmxHttpRequest) -> bool:
 
 
 def _fragment_aware(response: HttpResponse) -> HttpResponse:
-    """The same URL answers a page or a fragment: caches must keep them apart."""
-    patch_vary_headers(response, ("HX-Request", "HX-Target", "HX-History-Restore-Request"))
+    """The same URL answers a page, a fragment or a tool call: caches must keep them apart."""
+    patch_vary_headers(response, PAGE_VARY)
     return response
+
+
+def _conditional_page(
+    request: HtmxHttpRequest,
+    visitor: Visitor,
+    shown: tuple[Any, ...],
+    build: Callable[[int], HttpResponse],
+) -> HttpResponseBase:
+    """A page's GET answered 304 while nothing it shows has changed: `shown` is what the catalogue or
+    the event says now (`selectors.catalogue_revision`, `event_revision`), read before anything is
+    drawn; `build(state_version)` draws the page otherwise.
+
+    The ETag holds everything else the page's HTML depends on: the URL (its query, the "back" link),
+    the fragment asked for, the visitor and their stateVersion (saves, registrations, the waiting
+    list), the session's CSRF secret (the page carries a token of it, valid as long as the secret
+    is: a new session, a sign-in, gets a new ETag), the running code and the settings it reads; the
+    language and the site's address are the helper's. A page with a message waiting is drawn: the
+    message is shown once.
+
+    Never for a shared cache: every page carries the session's CSRF token (the language switcher,
+    the WebMCP runtime's writes), so it is `private, no-cache`, the visitor's own browser asking
+    again each time (core/conditional.py)."""
+    version = selectors.state_version(visitor=visitor)
+    if len(messages.get_messages(request)):
+        return _fragment_aware(build(version))
+    # The secret the page's token is made from; a visitor without one gets it now (the page would).
+    secret = request.META.get("CSRF_COOKIE")
+    if secret is None:
+        get_token(request)
+        secret = request.META.get("CSRF_COOKIE")
+    parts = [
+        "page",
+        request.get_full_path(),
+        _wants_fragment(request),
+        request.htmx.target if request.htmx else None,
+        shown,
+        visitor.key,
+        version,
+        secret,
+        revision(),
+        settings.WAITLIST_OFFERS_STOP_HOURS,
+    ]
+    validators = Validators(etag=conditional.etag(request, parts))
+    return conditional.answer(request, validators, lambda: build(version), shared=False, vary=PAGE_VARY)
 
 
 def _get_event_or_404(
@@ -333,11 +409,14 @@ def _get_event_or_404(
     return performed.result
 
 
-def _page_state(request: HtmxHttpRequest, visitor: Visitor) -> dict[str, Any]:
-    """What the WebMCP runtime needs on every page (the detail page adds the event's state)."""
+def _page_state(
+    request: HtmxHttpRequest, visitor: Visitor, *, state_version: int | None = None
+) -> dict[str, Any]:
+    """What the WebMCP runtime needs on every page (the detail page adds the event's state);
+    `state_version` when the caller has read it."""
     return {
         "signed_in": visitor.is_authenticated,
-        "stateVersion": selectors.state_version(visitor=visitor),
+        "stateVersion": selectors.state_version(visitor=visitor) if state_version is None else state_version,
     }
 
 

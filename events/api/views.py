@@ -3,7 +3,7 @@ its body or envelope; the reads of the visitor's own lists call their selector."
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.http import QueryDict
@@ -11,8 +11,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core import conditional
+from core.conditional import Validators
 from core.errors import UnknownParameter
 from core.inputs import validated_input
+from core.revision import revision
 from core.visitors import Mode, Visitor, client_mode, visitor_from_request
 from events import selectors
 from events.actions import ACTIONS, Caller, perform
@@ -94,6 +97,25 @@ def _run(
     return Response(performed.body(), status=performed.status)
 
 
+def _conditional_read(request: Request, shown: tuple[Any, ...] | None, build: Callable[[], Response]) -> Any:
+    """A read of the catalogue answered 304 while what it shows has not changed: `shown` is what the
+    catalogue or the event says now (`selectors.catalogue_revision`, `event_revision`; None: no such
+    event, answered by the action), read in one statement before the action. A 304 performs no action
+    (no Activity row: the visitor already holds the answer).
+
+    The answer is the same for every visitor without an account or saves who sends what this request
+    sent, so a shared cache may keep it for PUBLIC_MAX_AGE (core/conditional.py); with a session's
+    saves, an account or a bearer token it is the visitor's own (`isSaved`, `stateVersion`)."""
+    if shown is None:
+        return build()
+    visitor = visitor_from_request(request)
+    version = selectors.state_version(visitor=visitor)
+    parts = ["api", request.get_full_path(), shown, visitor.key, version, revision()]
+    shared = not visitor.key and "HTTP_AUTHORIZATION" not in request.META
+    validators = Validators(etag=conditional.etag(request, parts))
+    return conditional.answer(request, validators, build, shared=shared, vary=("Authorization",))
+
+
 def _taken(source: Any, takes: Mapping[str, str]) -> tuple[dict[str, Any], Any]:
     """The input fields `source` (a query or a parsed body) gives under the names in `takes`, and what
     is left of it for the check that nothing else was sent. A key given twice in a query stays in what
@@ -134,7 +156,8 @@ class EventSearchApi(APIView):
         summary="Search published upcoming events",
     )
     def get(self, request: Request) -> Response:
-        return _run(request, "search_events")
+        shown = selectors.catalogue_revision()
+        return _conditional_read(request, shown, lambda: _run(request, "search_events"))
 
 
 class EventDetailApi(APIView):
@@ -147,7 +170,8 @@ class EventDetailApi(APIView):
         summary="Everything public about one event, with the visitor's saved and registered state",
     )
     def get(self, request: Request, event_id: str) -> Response:
-        return _run(request, "get_event_details", event_id)
+        shown = selectors.event_revision(event_id=event_id)
+        return _conditional_read(request, shown, lambda: _run(request, "get_event_details", event_id))
 
 
 class SavedEventApi(APIView):
