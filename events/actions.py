@@ -6,7 +6,8 @@ case, the input and output serializers, the scope a personal access token needs,
 confirms it and the sentence they confirm, and what a page tells them afterwards. `perform` is what
 pages, REST views, tool calls, MCP and the admin all run: it checks who may call (the token, its
 scope), the write rate and the input, calls the use case, writes the call's one Activity row
-(refusals included) and hands back the result, the body or the envelope.
+(refusals included; a write's in the write's own transaction) and hands back the result, the body or
+the envelope.
 
 Who acts and through which channel is known where the call enters (`Caller`), so the use cases take
 neither a request nor a mode.
@@ -14,11 +15,13 @@ neither a request nor a mode.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from django.db import DEFAULT_DB_ALIAS, transaction
 from django.http import HttpRequest
 from django.utils import formats, timezone, translation
 from django.utils.translation import gettext_lazy as _
@@ -177,9 +180,10 @@ def perform(
     within the write rate, `nothing_else` (other parts of the request, or functions reading them) is
     empty, `data` is valid for `input` (the row's own input by default). An unconfirmed consequential
     call stops at its preview. `options` are the interface's own arguments for the use case (a page
-    size), never the caller's. Exactly one Activity row is written, after the use case's transaction,
-    for the answer or the refusal; none for a preview, the write rate (a flood must not turn into
-    rows), an outage, or a refusal that is not the call's answer (`final=False`).
+    size), never the caller's. Exactly one Activity row is written: a write's that succeeded inside
+    the write's own transaction, which `perform` opens (so the change and its record commit together);
+    a read's or a refusal's after the call. None for a preview, the write rate (a flood must not turn
+    into rows), an outage, or a refusal that is not the call's answer (`final=False`).
     """
     performed = Performed(action=action, caller=caller)
     names_event = "event_id" in (input or action.input)._declared_fields
@@ -201,7 +205,13 @@ def perform(
             performed.preview = action.preview(caller.visitor, performed.arguments)
             if performed.preview is not None:
                 return performed
-        performed.result = action.use_case(visitor=caller.visitor, **performed.arguments, **(options or {}))
+        arguments = {"visitor": caller.visitor, **performed.arguments, **(options or {})}
+        if action.writes:
+            with transaction.atomic():
+                performed.result = in_transaction(action.use_case)(**arguments)
+                activity.record_write(**_row(performed, raw_event_id))
+        else:
+            performed.result = action.use_case(**arguments)
     except TemporaryFailure as error:
         performed.error = error
         return performed
@@ -209,17 +219,48 @@ def perform(
         performed.error = error
         if not final:
             return performed
+    if performed.error is None and action.writes:
+        activity.written()
+    else:
+        activity.record(**_row(performed, raw_event_id))
+    return performed
+
+
+def _row(performed: Performed, raw_event_id: Any) -> dict[str, Any]:
+    """The call's Activity row: its event is the result's, else the id the caller named if well formed."""
     event = getattr(performed.result, "event", None)
     well_formed = isinstance(raw_event_id, str) and re.fullmatch(PUBLIC_ID_PATTERN, raw_event_id)
-    activity.record(
-        action=action.name,
-        mode=caller.channel,
-        outcome=performed.outcome,
-        visitor=caller.visitor,
-        event=event.pk if event is not None else (raw_event_id if well_formed else None),
-        client=caller.client,
-    )
-    return performed
+    return {
+        "action": performed.action.name,
+        "mode": performed.caller.channel,
+        "outcome": performed.outcome,
+        "visitor": performed.caller.visitor,
+        "event": event.pk if event is not None else (raw_event_id if well_formed else None),
+        "client": performed.caller.client,
+    }
+
+
+@functools.cache
+def in_transaction(use_case: Callable[..., Any]) -> Callable[..., Any]:
+    """What `perform` calls inside the transaction it opens for a write: the use case without its own
+    outermost `@transaction.atomic`, which there would only be a savepoint (SAVEPOINT and RELEASE, two
+    more round trips per write) inside a transaction that is the very one it would have opened. A use
+    case that opens its transaction another way is called as it is (its transaction is then the
+    savepoint). tests/events/test_activity_writes.py checks every writing row is unwrapped."""
+    wrapped = getattr(use_case, "__wrapped__", None)
+    for cell in getattr(use_case, "__closure__", None) or ():
+        try:
+            decorator = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if (
+            isinstance(decorator, transaction.Atomic)
+            and decorator.using in (None, DEFAULT_DB_ALIAS)
+            and not decorator.durable
+            and wrapped is not None
+        ):
+            return wrapped
+    return use_case
 
 
 def _current_version(visitor: Visitor) -> int | None:

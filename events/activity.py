@@ -1,27 +1,37 @@
 """Write the `Activity` rows: one per action call, asked for by `events.actions.perform` alone.
 
-The row is made after the use case's own transaction has committed or rolled back, so a refused
-call is recorded too and a recorded success is never rolled back with a later failure. A call refused
-before its use case ran (bad input, no sign-in, a token without the scope) is one row too: the
+The audit trail survives a crash. The row of a write that succeeded (a save, a registration, a
+check-in, an organiser's action: every row of events/actions.py that is not read-only) is inserted in
+the write's own transaction (`record_write`, one INSERT, which `perform` runs before its commit): the
+change and the record of who made it, for whom and through which channel commit together or not at
+all, so a process killed right after the commit has lost nothing. A refused call and a read change
+nothing, so their rows are made after the call (`record`), refusals included: a call refused before
+its use case ran (bad input, no sign-in, a token without the scope) is one row too, and the
 dashboard's refusals are then every refusal callers met. A page re-drawn after a write calls the
 selectors directly and writes nothing, so one action is one row.
 
-Rows are written in batches, not by the request that made them (`ACTIVITY_FLUSH_SECONDS`, default 1):
-a synchronous INSERT and its commit on every call, reads included, was an eighth of an API search
-(bench/profiles/README.md). Each process keeps its rows in memory and a thread of its own writes them
-in one INSERT when `ACTIVITY_BATCH_ROWS` are waiting or the oldest has waited the flush interval, and
-at a normal exit (gunicorn's graceful stop, Ctrl-C, the end of a management command), so no row is
-lost then. A row keeps the time of its call; counts are exact once written, at most the interval
-late. The thread keeps its database connection while rows keep coming (opening one a second cost the
-API search's slowest answers) and drops it when idle or after a database error. A process killed
-without warning (SIGKILL, a worker timeout) loses at most its last interval's
-rows. With `ACTIVITY_FLUSH_SECONDS=0` every row is written at once (the tests use that, and check the
-batched path on its own in tests/events/test_activity_buffer.py).
+Those other rows are written in batches, not by the request that made them (`ACTIVITY_FLUSH_SECONDS`,
+default 1): a synchronous INSERT and its commit on every call, reads included, was an eighth of an API
+search (bench/profiles/README.md). Each process keeps them in memory and a thread of its own writes
+them in one INSERT when `ACTIVITY_BATCH_ROWS` are waiting or the oldest has waited the flush interval,
+and at a normal exit (gunicorn's graceful stop, Ctrl-C, the end of a management command). A row keeps
+the time of its call. The thread keeps its database connection while rows keep coming (opening one a
+second cost the API search's slowest answers) and drops it when idle or after a database error. A
+process killed without warning (SIGKILL, a worker timeout) loses at most its last interval's reads and
+refusals, never a write's row. With `ACTIVITY_FLUSH_SECONDS=0` every row is written and counted at
+once (the tests use that, and check the batched path on its own in tests/events/test_activity_buffer.py).
 
-Every row is also counted, in the same transaction, into its day's `ActivityCount` by mode, action,
-outcome and connected agent (one upsert per batch): what the agent-readiness dashboard reads.
-`write_rows` is the one way rows are written, so the counts equal counting the rows; `recount`
-rebuilds them after rows were written another way.
+Every row is counted into its day's `ActivityCount` by mode, action, outcome and connected agent: what
+the agent-readiness dashboard reads. A batch is counted as it is written (`write_rows`, one upsert). A
+write's row is not counted in the write: an upsert of a shared count row there would make every write
+wait for the others on that row (a rush of registrations on one event). It is inserted `counted=False`
+and counted after the commit, within the flush interval, by the same thread (`count_waiting`): one
+transaction marks the rows counted and adds them to their counts, so each is counted exactly once,
+whichever process counts it. A process's first pass counts whatever is waiting, so the rows of a
+process killed before its pass are counted by the next process that records anything (the worker
+gunicorn starts in its place, or any other). The counts therefore always equal counting the counted
+rows, and lag the rows by at most about the interval. `recount` rebuilds them after rows
+were written another way.
 """
 
 from __future__ import annotations
@@ -61,10 +71,51 @@ def outcome_of(result: Any) -> str:
 def record(
     *, action: str, mode: Mode, outcome: str, visitor: Visitor, event: int | str | None, client: str = ""
 ) -> None:
-    """One row for one call of `action` (only `events.actions.perform` calls this): `event` is the
-    event's key, or a well-formed public id that is turned into its key when the row is written;
-    `client` is the connected agent that held the caller's OAuth token ("" for none)."""
-    _record(action, mode, outcome, visitor, event, client)
+    """One row for one call of `action` that changed nothing (a read, a refusal), written after the call
+    (only `events.actions.perform` calls this): `event` is the event's key, or a well-formed public id
+    that is turned into its key when the row is written; `client` is the connected agent that held the
+    caller's OAuth token ("" for none)."""
+    row = _row(action, mode, outcome, visitor, event, client)
+    public_id = event if isinstance(event, str) else None
+    if _flush_seconds() > 0:
+        BUFFER.add(row, public_id=public_id)
+        return
+    if public_id:  # looked up inside the INSERT itself: one statement
+        row.event_id = Subquery(Event.objects.filter(public_id=public_id).values("pk")[:1])
+    try:
+        with transaction.atomic():
+            row.save(force_insert=True)
+            _count(_keys([row]))
+    except DatabaseError:
+        # Losing the row of a read or a refusal must not turn a served answer into a failure.
+        logger.exception("Could not record activity %s", action)
+
+
+def record_write(
+    *, action: str, mode: Mode, outcome: str, visitor: Visitor, event: int | str | None, client: str = ""
+) -> None:
+    """The row of a write that succeeded, inserted now, inside the write's transaction (which
+    `events.actions.perform` opens and commits): one INSERT, not yet counted (`written` has it counted
+    once the transaction has committed). It raises what the database raises: a write whose record
+    cannot be made is rolled back with it, and the caller gets the outage's answer."""
+    row = _row(action, mode, outcome, visitor, event, client)
+    row.counted = False
+    if isinstance(event, str):  # looked up inside the INSERT itself: one statement
+        row.event_id = Subquery(Event.objects.filter(public_id=event).values("pk")[:1])
+    row.save(force_insert=True)
+
+
+def written() -> None:
+    """A write's row was inserted (`record_write`): count it now with `ACTIVITY_FLUSH_SECONDS=0`, else
+    have this process's thread count it within the interval, once the write has committed."""
+    if _flush_seconds() > 0:
+        transaction.on_commit(BUFFER.note_written)
+        return
+    try:
+        count_waiting()
+    except DatabaseError:
+        # The row is safe; it is counted by the next pass (here or in any other process).
+        logger.exception("Could not count the waiting activity rows; they stay waiting")
 
 
 def _flush_seconds() -> float:
@@ -75,11 +126,11 @@ def _batch_rows() -> int:
     return int(getattr(settings, "ACTIVITY_BATCH_ROWS", 200))
 
 
-def _record(
+def _row(
     action: str, mode: Any, outcome: str, visitor: Any, event: int | str | None, client: str = ""
-) -> None:
+) -> Activity:
     visitor = visitor if isinstance(visitor, Visitor) else Visitor()
-    row = Activity(
+    return Activity(
         action=action,
         mode=mode if mode in Mode.values else Mode.API,
         outcome=outcome[:40],
@@ -88,23 +139,11 @@ def _record(
         visitor_token=visitor.token,
         client=(client or "")[:CLIENT_LENGTH],
     )
-    public_id = event if isinstance(event, str) else None
-    if _flush_seconds() > 0:
-        BUFFER.add(row, public_id=public_id)
-        return
-    if public_id:  # looked up inside the INSERT itself: one statement
-        row.event_id = Subquery(Event.objects.filter(public_id=public_id).values("pk")[:1])
-    try:
-        with transaction.atomic():
-            row.save(force_insert=True)
-            _count([row])
-    except DatabaseError:
-        # Losing an activity row must not turn a served answer into a failure.
-        logger.exception("Could not record activity %s", action)
 
 
 class ActivityBuffer:
-    """This process's rows not yet written, and the thread that writes them (see the module)."""
+    """This process's rows not yet written, whether writes' rows wait to be counted, and the thread that
+    writes and counts them (see the module)."""
 
     #: Rows kept while the database cannot take them; beyond this the oldest are dropped (and logged).
     MAX_WAITING = 100_000
@@ -115,10 +154,14 @@ class ActivityBuffer:
 
     def _reset(self) -> None:
         self._rows: list[tuple[Activity, str | None]] = []
-        self._lock = threading.Lock()  # guards _rows and _oldest
+        self._lock = threading.Lock()  # guards _rows, _oldest and the two below
         self._writing = threading.Lock()  # one flush at a time: the thread's, or the one at exit
         self._wake = threading.Event()
         self._oldest = 0.0
+        # Rows may wait to be counted: this process's writes', or those of a process killed before
+        # counting its own, which the first pass counts (due at once: "since" the beginning).
+        self._uncounted = True
+        self._uncounted_since = 0.0
         self._thread: threading.Thread | None = None
 
     def add(self, row: Activity, *, public_id: str | None) -> None:
@@ -127,12 +170,23 @@ class ActivityBuffer:
                 self._oldest = time.monotonic()
             self._rows.append((row, public_id))
             full = len(self._rows) >= _batch_rows()
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="activity-writer", daemon=True)
-                self._thread.start()
-                atexit.register(self.flush)
+            self._start()
         if full:
             self._wake.set()
+
+    def note_written(self) -> None:
+        """A write's row has committed, uncounted: count it (and any other waiting) within the interval."""
+        with self._lock:
+            if not self._uncounted:
+                self._uncounted, self._uncounted_since = True, time.monotonic()
+            self._start()
+
+    def _start(self) -> None:
+        """The thread, started by the first row (called with `_lock` held)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="activity-writer", daemon=True)
+            self._thread.start()
+            atexit.register(self.flush)
 
     def close(self) -> None:
         """Write what waits, and have the thread drop its database connection now."""
@@ -144,26 +198,39 @@ class ActivityBuffer:
             return len(self._rows)
 
     def flush(self) -> int:
-        """Write every waiting row in one INSERT; on a database error keep them for the next try."""
+        """Write every waiting row in one INSERT, then count the writes' rows waiting to be counted; on
+        a database error keep either for the next try. Returns the rows written."""
         with self._writing:
             with self._lock:
                 taken, self._rows = self._rows, []
-            if not taken:
-                return 0
-            try:
-                _write(taken)
-            except DatabaseError:
-                logger.exception("Could not write %d activity rows; will try again", len(taken))
-                connection.close()  # the next try opens a fresh one (e.g. after a database restart)
-                with self._lock:
-                    self._rows[:0] = taken
-                    self._oldest = time.monotonic()
-                    dropped = len(self._rows) - self.MAX_WAITING
-                    if dropped > 0:
-                        del self._rows[:dropped]
-                        logger.error("Dropped the %d oldest unwritten activity rows", dropped)
-                return 0
-            return len(taken)
+                counting, self._uncounted = self._uncounted, False
+            written = self._write_batch(taken) if taken else 0
+            if counting:
+                try:
+                    count_waiting()
+                except DatabaseError:
+                    logger.exception("Could not count the waiting activity rows; will try again")
+                    connection.close()
+                    with self._lock:
+                        if not self._uncounted:
+                            self._uncounted, self._uncounted_since = True, time.monotonic()
+            return written
+
+    def _write_batch(self, taken: list[tuple[Activity, str | None]]) -> int:
+        try:
+            _write(taken)
+        except DatabaseError:
+            logger.exception("Could not write %d activity rows; will try again", len(taken))
+            connection.close()  # the next try opens a fresh one (e.g. after a database restart)
+            with self._lock:
+                self._rows[:0] = taken
+                self._oldest = time.monotonic()
+                dropped = len(self._rows) - self.MAX_WAITING
+                if dropped > 0:
+                    del self._rows[:dropped]
+                    logger.error("Dropped the %d oldest unwritten activity rows", dropped)
+            return 0
+        return len(taken)
 
     def _run(self) -> None:
         while True:
@@ -171,10 +238,11 @@ class ActivityBuffer:
             self._wake.wait(timeout=interval)
             self._wake.clear()
             with self._lock:
-                waiting = bool(self._rows)
-                due = waiting and (
-                    len(self._rows) >= _batch_rows() or time.monotonic() - self._oldest >= interval
-                )
+                now = time.monotonic()
+                waiting = bool(self._rows) or self._uncounted
+                due = (
+                    bool(self._rows) and (len(self._rows) >= _batch_rows() or now - self._oldest >= interval)
+                ) or (self._uncounted and now - self._uncounted_since >= interval)
             if due:
                 self.flush()  # the thread keeps its connection while rows keep coming
             elif not waiting:
@@ -203,7 +271,34 @@ def write_rows(rows: list[Activity]) -> None:
     """Insert the rows and add them to their days' counts, in one transaction."""
     with transaction.atomic():
         Activity.objects.bulk_create(rows)
-        _count(rows)
+        _count(_keys(rows))
+
+
+def count_waiting(*, batch: int | None = None) -> int:
+    """Count the rows inserted uncounted (the writes' own, `record_write`) into their days' counts, and
+    mark them counted, in one transaction per `batch` rows (COUNT_BATCH); returns how many.
+
+    A row is counted in the transaction that marks it, so exactly once, whoever counts it: any process
+    counts every waiting row, a killed one's too. On PostgreSQL two processes counting at once take
+    different rows (`SKIP LOCKED`, so neither waits for the other); SQLite's transactions here take its
+    one write lock at BEGIN (`transaction_mode` IMMEDIATE), so they run one after the other.
+    """
+    batch = batch or COUNT_BATCH
+    done = 0
+    while True:
+        with transaction.atomic():
+            taken = list(
+                Activity.objects.filter(counted=False)
+                .order_by("pk")
+                .select_for_update(skip_locked=True)
+                .values_list("pk", "created_at", "mode", "action", "outcome", "client")[:batch]
+            )
+            if taken:
+                Activity.objects.filter(pk__in=[pk for pk, *_ in taken]).update(counted=True)
+                _count(Counter((day_of(when), *key) for _, when, *key in taken))
+        done += len(taken)
+        if len(taken) < batch:
+            return done
 
 
 def day_of(moment: datetime) -> date:
@@ -211,31 +306,35 @@ def day_of(moment: datetime) -> date:
     return timezone.localtime(moment, timezone.get_default_timezone()).date()
 
 
-#: Keys per upsert: six values each, well under SQLite's 32 766 variables.
+#: Keys per upsert: six values each, well under SQLite's 32 766 variables; rows per counting pass.
 COUNT_BATCH = 1000
 
 
-def _count(rows: Iterable[Activity]) -> None:
-    """Add the rows to `ActivityCount`: one `INSERT … ON CONFLICT DO UPDATE` per COUNT_BATCH keys.
+def _keys(rows: Iterable[Activity]) -> Counter[tuple[Any, ...]]:
+    return Counter((day_of(row.created_at), row.mode, row.action, row.outcome, row.client) for row in rows)
+
+
+def _count(counted: Counter[tuple[Any, ...]]) -> None:
+    """Add calls to `ActivityCount` by (day, mode, action, outcome, client): one `INSERT … ON CONFLICT
+    DO UPDATE` per COUNT_BATCH keys.
 
     Django's `bulk_create(update_conflicts=True)` can only overwrite a column with the new row's value,
     not add to it, hence the SQL (PostgreSQL and SQLite share this syntax). The keys go in sorted
     order, so two processes that write at once lock the same rows in the same order (no deadlock).
     """
-    counted = Counter((day_of(row.created_at), row.mode, row.action, row.outcome, row.client) for row in rows)
     keys = sorted(counted)
     table = connection.ops.quote_name(ActivityCount._meta.db_table)
     with connection.cursor() as cursor:
         for start in range(0, len(keys), COUNT_BATCH):
-            batch = keys[start : start + COUNT_BATCH]
-            values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(batch))
+            chunk = keys[start : start + COUNT_BATCH]
+            values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(chunk))
             cursor.execute(
                 f"INSERT INTO {table} (day, mode, action, outcome, client, calls) VALUES {values} "
                 "ON CONFLICT (day, mode, action, outcome, client) "
                 f"DO UPDATE SET calls = {table}.calls + excluded.calls",
                 [
                     value
-                    for key in batch
+                    for key in chunk
                     for value in (connection.ops.adapt_datefield_value(key[0]), *key[1:], counted[key])
                 ],
             )
@@ -245,22 +344,27 @@ def recount() -> int:
     """Count every row again into `ActivityCount`, after rows were written around `write_rows` (a bulk
     load, rows of a release that had no counts, a changed TIME_ZONE). Returns the counts made.
 
-    It may run while the site writes rows. On PostgreSQL it first takes a SHARE lock on the Activity
-    table, which waits for the writes in flight (their rows and counts commit together) and holds new
-    ones back until the recount commits; they then add to the fresh counts. SQLite needs no lock: the
-    DELETE comes first, and from then on the transaction holds the database's one write lock.
+    It may run while the site writes, and the site's writes never wait for it. On PostgreSQL it first
+    takes an EXCLUSIVE lock on the counts' table (reads go on): a batch or a counting pass that has
+    added to the counts finishes first, and those that come later wait for the recount, then add to
+    the fresh counts. It then marks the waiting rows counted, except those a counting pass in flight
+    holds (it counts them after), and counts the rows marked counted, so no row is counted twice or
+    left out. SQLite needs no lock: the transaction takes the database's one write lock at BEGIN.
     """
-    grouped = (
-        Activity.objects.annotate(day=TruncDate("created_at", tzinfo=timezone.get_default_timezone()))
-        .values("day", "mode", "action", "outcome", "client")
-        .annotate(calls=Count("*"))
-        .order_by()
-    )
-    table = connection.ops.quote_name(Activity._meta.db_table)
+    table = connection.ops.quote_name(ActivityCount._meta.db_table)
     with transaction.atomic():
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
-                cursor.execute(f"LOCK TABLE {table} IN SHARE MODE")
+                cursor.execute(f"LOCK TABLE {table} IN EXCLUSIVE MODE")
+        waiting = Activity.objects.filter(counted=False).order_by().select_for_update(skip_locked=True)
+        Activity.objects.filter(pk__in=waiting.values("pk")).update(counted=True)
+        grouped = (
+            Activity.objects.filter(counted=True)
+            .annotate(day=TruncDate("created_at", tzinfo=timezone.get_default_timezone()))
+            .values("day", "mode", "action", "outcome", "client")
+            .annotate(calls=Count("*"))
+            .order_by()
+        )
         ActivityCount.objects.all().delete()
         made = ActivityCount.objects.bulk_create(
             (ActivityCount(**row) for row in grouped.iterator()), batch_size=COUNT_BATCH

@@ -104,7 +104,7 @@ class BigramsCover(Expression):
     def as_postgresql(self, compiler, connection, **extra_context):
         table = compiler.quote_name(self.row.alias)
         word, params = compiler.compile(self.word)
-        probe = f"events_keyword_probe(UPPER({word}))"
+        probe = f"events_keyword_probe({word})"
         return f"({probe} IS NULL OR {table}.keyword_bigrams @> {probe})", (*params, *params)
 
 
@@ -157,8 +157,8 @@ class Event(models.Model):
     #: row. `with_seats()` stays the truth: a registration always reads both, and a counter that
     #: disagrees (rows written some other way: a bulk load, a cascade) is recounted, never trusted.
     seats_taken = models.PositiveIntegerField(_("seats taken"), default=0, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     objects = EventQuerySet.as_manager()
 
@@ -277,12 +277,17 @@ class SavedEvent(models.Model):
     session key, which Django rotates at sign-in, so saves can still be found and merged then.
     """
 
-    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="saves")
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="saves", verbose_name=_("event"))
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="saved_events"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="saved_events",
+        verbose_name=_("user"),
     )
-    visitor_token = models.CharField(max_length=40, blank=True, db_index=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    visitor_token = models.CharField(_("visitor token"), max_length=40, blank=True, db_index=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -316,16 +321,23 @@ class Registration(models.Model):
     code, so the old one is unknown from then on. In the registration's own row, so a registration
     costs no statement more for its ticket."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="registrations")
-    event = models.ForeignKey(Event, on_delete=models.PROTECT, related_name="registrations")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="registrations",
+        verbose_name=_("user"),
+    )
+    event = models.ForeignKey(
+        Event, on_delete=models.PROTECT, related_name="registrations", verbose_name=_("event")
+    )
     status = models.CharField(
         _("status"), max_length=20, choices=RegistrationStatus.choices, default=RegistrationStatus.CONFIRMED
     )
     # NULL, not "": many registrations may have none (cancelled before tickets existed), and unique.
     ticket_code = models.CharField(max_length=40, unique=True, null=True, editable=False)  # noqa: DJ001
     ticket_issued_at = models.DateTimeField(_("ticket issued"), null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -354,8 +366,10 @@ class Registration(models.Model):
 class EventStaff(models.Model):
     """Who helps run an event, and as what (`StaffRole`). What each role may do is in the policies."""
 
-    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="staff")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="event_roles")
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="staff", verbose_name=_("event"))
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="event_roles", verbose_name=_("user")
+    )
     role = models.CharField(_("role"), max_length=10, choices=StaffRole.choices)
     added_at = models.DateTimeField(_("added"), default=timezone.now)
 
@@ -377,9 +391,15 @@ class CheckIn(models.Model):
     times are kept: the device's scan time, which may be wrong, and the server's; a device time in the
     future is flagged, never refused."""
 
-    registration = models.ForeignKey(Registration, on_delete=models.CASCADE, related_name="check_ins")
+    registration = models.ForeignKey(
+        Registration, on_delete=models.CASCADE, related_name="check_ins", verbose_name=_("registration")
+    )
     staff = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="check_ins_done"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="check_ins_done",
+        verbose_name=_("checked in by"),
     )
     scan_id = models.UUIDField(_("scan id"), null=True, blank=True, unique=True)
     scanned_at = models.DateTimeField(_("scanned (device)"), null=True, blank=True)
@@ -387,7 +407,12 @@ class CheckIn(models.Model):
     scan_time_in_future = models.BooleanField(_("device clock ahead"), default=False)
     undone_at = models.DateTimeField(_("undone"), null=True, blank=True)
     undone_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("undone by"),
     )
 
     class Meta:
@@ -413,8 +438,12 @@ class WaitlistEntry(models.Model):
     Every other status but `waiting` ends the entry; joining again starts a new one at the back.
     """
 
-    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="waitlist")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="waitlist")
+    event = models.ForeignKey(
+        Event, on_delete=models.CASCADE, related_name="waitlist", verbose_name=_("event")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="waitlist", verbose_name=_("user")
+    )
     status = models.CharField(
         _("status"), max_length=20, choices=WaitlistStatus.choices, default=WaitlistStatus.WAITING
     )
@@ -462,14 +491,31 @@ class Notification(models.Model):
 
     kind = models.CharField(_("kind"), max_length=30, choices=NotificationKind.choices)
     key = models.CharField(_("idempotency key"), max_length=200, unique=True)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="notifications",
+        verbose_name=_("user"),
+    )
     email = models.EmailField(_("to"))
-    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="notifications")
+    event = models.ForeignKey(
+        Event, on_delete=models.CASCADE, related_name="notifications", verbose_name=_("event")
+    )
     registration = models.ForeignKey(
-        Registration, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+        Registration,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("registration"),
     )
     entry = models.ForeignKey(
-        WaitlistEntry, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+        WaitlistEntry,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("waiting-list entry"),
     )
     language = models.CharField(_("language"), max_length=10)
     status = models.CharField(
@@ -515,20 +561,33 @@ class Activity(models.Model):
     action = models.CharField(_("action"), max_length=40, db_index=True)
     mode = models.CharField(_("mode"), max_length=10, choices=Mode.choices)
     outcome = models.CharField(_("outcome"), max_length=40)
-    event = models.ForeignKey(Event, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    event = models.ForeignKey(
+        Event, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", verbose_name=_("event")
     )
-    visitor_token = models.CharField(max_length=40, blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("user"),
+    )
+    visitor_token = models.CharField(_("visitor token"), max_length=40, blank=True)
     #: The connected agent that held the caller's OAuth token ("Claude (claude.ai)"); "" for none.
     client = models.CharField(_("client"), max_length=100, blank=True, default="")
     created_at = models.DateTimeField(_("time"), default=timezone.now, db_index=True)
+    #: In its day's `ActivityCount` yet. A write's row is inserted in the write's own transaction, not
+    #: counted there (a shared count row in every write would make the writes wait for each other), and
+    #: counted soon after by `events.activity.count_waiting`; a batch of rows is counted as it is written.
+    counted = models.BooleanField(default=True, db_default=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
         verbose_name = _("activity")
         verbose_name_plural = _("activities")
         constraints = [models.CheckConstraint(condition=Q(mode__in=Mode.values), name="activity_mode_valid")]
+        # The rows waiting to be counted, found without reading the others.
+        indexes = [models.Index(fields=["id"], condition=Q(counted=False), name="activity_uncounted")]
 
     def __str__(self) -> str:
         return f"{self.action} [{self.mode}] {self.outcome}"
@@ -539,8 +598,9 @@ class ActivityCount(models.Model):
 
     The agent-readiness dashboard reads these (readiness/figures.py), so its page costs the same at a
     million calls a month as at a thousand: counting the rows themselves grew with them (a 30-day
-    window of 500 000 rows took 200–450 ms). They are written only with the rows, in the same
-    transaction (`events.activity.write_rows`), so they always equal counting the rows.
+    window of 500 000 rows took 200–450 ms). A row is added to its count in the transaction that marks
+    it `counted` (`events.activity.write_rows`, `count_waiting`), so they always equal counting the
+    counted rows, and every row is counted within about `ACTIVITY_FLUSH_SECONDS` of its commit.
     """
 
     day = models.DateField()

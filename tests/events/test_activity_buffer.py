@@ -1,8 +1,10 @@
-"""The batched Activity writer the site runs with (`ACTIVITY_FLUSH_SECONDS` > 0): rows wait in the
-process and are written by its own thread, in one INSERT, when a batch is full or the oldest has
-waited the interval, and at a graceful stop. The rest of the suite writes each row at once
-(tests/conftest.py), so these tests are where the batched path is held to the contract: every call
-recorded exactly once, with the time of the call, nothing lost when gunicorn stops gracefully."""
+"""The batched Activity writer the site runs with (`ACTIVITY_FLUSH_SECONDS` > 0): the rows of reads and
+refusals wait in the process and are written by its own thread, in one INSERT, when a batch is full or
+the oldest has waited the interval, and at a graceful stop; a write's row is in the database with the
+write, and the same thread counts it within the interval. The rest of the suite writes and counts each
+row at once (tests/conftest.py), so these tests are where the batched path is held to the contract:
+every call recorded exactly once, with the time of the call, nothing lost when gunicorn stops
+gracefully (and a write's row not even when a process is killed: test_activity_crash.py)."""
 
 import signal
 import subprocess
@@ -105,6 +107,27 @@ def test_a_batch_keeps_each_rows_connected_agent_and_counts_the_agents_apart(buf
         ("Claude (claude.ai)", 2),
         ("", 1),
     }
+
+
+def test_a_writes_row_is_stored_with_the_write_while_reads_wait_then_the_thread_counts_it(buffer, settings):
+    settings.ACTIVITY_FLUSH_SECONDS = 0.3
+    settings.ACTIVITY_BATCH_ROWS = 1000
+    event, person = EventFactory(), UserFactory()
+    actions.call("get_event_details", visitor=Visitor(user=person), channel="ui", event_id=event.public_id)
+    actions.call("save_event", visitor=Visitor(user=person), channel="ui", event_id=event.public_id)
+
+    # The write's row committed with the save, before any batch: not counted yet; the read's waits.
+    [row] = Activity.objects.all()
+    assert (row.action, row.counted, row.user_id, row.event_id) == ("save_event", False, person.pk, event.pk)
+    assert buffer.waiting() == 1 and not ActivityCount.objects.exists()
+
+    assert _eventually(lambda: Activity.objects.filter(counted=True).count() == 2)
+    assert sorted(ActivityCount.objects.values_list("action", "calls")) == [
+        ("get_event_details", 1),
+        ("save_event", 1),
+    ]
+    time.sleep(0.7)  # the thread's later passes find nothing more to count
+    assert sum(ActivityCount.objects.values_list("calls", flat=True)) == 2
 
 
 def _gunicorn(flush_seconds: str) -> tuple[subprocess.Popen, str]:
