@@ -1,4 +1,4 @@
-"""Load: wrk (Debian's `wrk`) for throughput and latency, a small Python client for the contention run.
+"""Load: wrk (Debian's `wrk`) for throughput and latency, a small asyncio client for the registration rush.
 
 Two sides are always measured in the same run, in alternating slices (A B B A A B …), so a burst of
 load from something else on the machine hits both sides alike and cancels in their ratio.
@@ -10,12 +10,12 @@ construction and the slower side only shows up as latency. Slices give each side
 
 from __future__ import annotations
 
-import http.client
+import asyncio
 import json
+import math
 import shutil
 import statistics
 import subprocess
-import threading
 import time
 from dataclasses import dataclass
 
@@ -51,7 +51,9 @@ class Slice:
         return sum(self.errors.values())
 
 
-def wrk(url: str, *, connections: int, threads: int, seconds: float) -> Slice:
+def wrk(
+    url: str, *, connections: int, threads: int, seconds: float, headers: dict[str, str] | None = None
+) -> Slice:
     assert url.startswith("http://127.0.0.1:"), url
     args = [
         require_wrk(),
@@ -60,6 +62,7 @@ def wrk(url: str, *, connections: int, threads: int, seconds: float) -> Slice:
         f"-d{max(1, round(seconds))}s",  # wrk takes whole seconds
         "--timeout",
         "5s",
+        *(part for name, value in (headers or {}).items() for part in ("-H", f"{name}: {value}")),
         "-s",
         str(REPORT_SCRIPT),
         url,
@@ -84,17 +87,28 @@ def wrk(url: str, *, connections: int, threads: int, seconds: float) -> Slice:
 
 
 def alternate(
-    sides: dict[str, str], *, rounds: int, seconds: float, connections: int, threads: int, warmup: float
+    sides: dict[str, str],
+    *,
+    rounds: int,
+    seconds: float,
+    connections: int,
+    threads: int,
+    warmup: float,
+    headers: dict[str, dict[str, str]] | None = None,
 ) -> dict[str, list[Slice]]:
-    """Measure each side `rounds` times in alternating order after one unrecorded warm-up slice each."""
+    """Measure each side `rounds` times in alternating order after one unrecorded warm-up slice each;
+    `headers` are the request headers of the sides that send any (cookies, If-None-Match)."""
     names = list(sides)
+    sent = headers or {}
     for name in names:
-        wrk(sides[name], connections=connections, threads=threads, seconds=warmup)
+        wrk(sides[name], connections=connections, threads=threads, seconds=warmup, headers=sent.get(name))
     slices: dict[str, list[Slice]] = {name: [] for name in names}
     for index in range(rounds):
         order = names if index % 2 == 0 else list(reversed(names))
         for name in order:
-            measured = wrk(sides[name], connections=connections, threads=threads, seconds=seconds)
+            measured = wrk(
+                sides[name], connections=connections, threads=threads, seconds=seconds, headers=sent.get(name)
+            )
             slices[name].append(measured)
             log(
                 f"  {name:>8}: {measured.rate:8.1f} req/s  p50 {measured.latency_us['p50'] / 1000:6.1f} ms  "
@@ -128,78 +142,122 @@ def summarize(slices: list[Slice]) -> dict:
 
 
 @dataclass(frozen=True)
-class Attempt:
-    status: int
-    reason: str
+class Answer:
+    status: int  # 0: no answer (the error says why)
+    reason: str  # the envelope's reason; "CREATED" for a 201
+    seconds: float
     error: str = ""
 
 
-def rush(*, port: int, path: str, sessions: list[str], session_cookie: str, csrf_cookie: str) -> dict:
-    """One POST per session, all released at once by a barrier; wall time from release to last answer.
+def request_bytes(method: str, path: str, *, port: int, headers: dict[str, str] | None = None) -> bytes:
+    """One HTTP/1.0 request (the server closes the connection after its answer, as gunicorn's sync
+    workers do anyway, and never chunks it)."""
+    lines = [f"{method} {path} HTTP/1.0", f"Host: 127.0.0.1:{port}", "Content-Length: 0"]
+    lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
-    Python rather than wrk: wrk keeps every connection busy for a duration, so it cannot send exactly
-    one request per user, and it does not read each answer's envelope.
+
+def registration_requests(
+    *, port: int, path: str, sessions: list[str], session_cookie: str, csrf_cookie: str
+) -> list[bytes]:
+    """One `POST path` per signed-in person (session cookie, CSRF cookie and header)."""
+    return [
+        request_bytes(
+            "POST",
+            path,
+            port=port,
+            headers={
+                "Cookie": f"{session_cookie}={key}; {csrf_cookie}={CSRF}",
+                "X-CSRFToken": CSRF,
+                "Content-Type": "application/json",
+                "Accept": "application/json",
+            },
+        )
+        for key in sessions
+    ]
+
+
+def closed_loop(
+    *, port: int, requests: list[bytes], connections: int, seconds: float | None = None, timeout: float = 120
+) -> dict:
+    """`connections` clients, each sending its next request as soon as its last one is answered.
+
+    With `seconds=None` every request of `requests` is sent exactly once (a rush of distinct people);
+    otherwise `requests[0]` is sent again and again until `seconds` have passed. The time is from the
+    first request to the last answer. One asyncio loop in this process: no thread waits for a lock
+    of the interpreter, so a slow answer is the server's. wrk keeps every connection busy for a
+    duration instead, so it cannot send each person's request exactly once.
     """
-    count = len(sessions)
-    barrier = threading.Barrier(count + 1, timeout=60)
-    attempts: list[Attempt | None] = [None] * count
-    finished: list[float] = [0.0] * count
+    return asyncio.run(_closed_loop(port, requests, connections, seconds, timeout))
 
-    def attempt(index: int) -> None:
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-        headers = {
-            "Cookie": f"{session_cookie}={sessions[index]}; {csrf_cookie}={CSRF}",
-            "X-CSRFToken": CSRF,
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-        }
-        try:
-            barrier.wait()
-            connection.request("POST", path, body=b"", headers=headers)
-            response = connection.getresponse()
-            body = response.read()
-            finished[index] = time.perf_counter()
-            try:
-                parsed = json.loads(body)
-            except ValueError:
-                parsed = {}
-            reason = "CREATED" if response.status == 201 else str(parsed.get("reason", ""))
-            attempts[index] = Attempt(status=response.status, reason=reason)
-        except Exception as error:
-            finished[index] = time.perf_counter()
-            attempts[index] = Attempt(status=0, reason="", error=f"{type(error).__name__}: {error}")
-        finally:
-            connection.close()
 
-    previous_stack = threading.stack_size(512 * 1024)  # 500 threads: small stacks are plenty
-    try:
-        threads = [threading.Thread(target=attempt, args=(index,), daemon=True) for index in range(count)]
-        for thread in threads:
-            thread.start()
-    finally:
-        threading.stack_size(previous_stack)
-    barrier.wait()
-    started = time.perf_counter()
-    deadline = started + 180
-    for thread in threads:
-        thread.join(timeout=max(0.1, deadline - time.perf_counter()))
-    if any(thread.is_alive() for thread in threads):
-        raise BenchError("contention: some requests had no answer within 180 s")
-    elapsed = max(finished) - started
+async def _closed_loop(
+    port: int, requests: list[bytes], connections: int, seconds: float | None, timeout: float
+) -> dict:
+    answers: list[Answer] = []
+    pending = iter(requests) if seconds is None else None
+    began = time.perf_counter()
+    deadline = began + (seconds or 0)
+
+    async def client() -> None:
+        while True:
+            if pending is not None:
+                payload = next(pending, None)
+                if payload is None:
+                    return
+            elif time.perf_counter() >= deadline:
+                return
+            else:
+                payload = requests[0]
+            answers.append(await _exchange(port, payload, timeout))
+
+    await asyncio.gather(*(client() for _ in range(connections)))
+    elapsed = time.perf_counter() - began
     statuses: dict[str, int] = {}
     reasons: dict[str, int] = {}
-    errors = []
-    for item in attempts:
-        assert item is not None
-        statuses[str(item.status)] = statuses.get(str(item.status), 0) + 1
-        reasons[item.reason or "-"] = reasons.get(item.reason or "-", 0) + 1
-        if item.error:
-            errors.append(item.error)
+    for answer in answers:
+        statuses[str(answer.status)] = statuses.get(str(answer.status), 0) + 1
+        reasons[answer.reason or "-"] = reasons.get(answer.reason or "-", 0) + 1
+    latencies = sorted(answer.seconds for answer in answers)
     return {
-        "attempts": count,
+        "requests": len(answers),
         "seconds": round(elapsed, 3),
-        "attempts_per_s": round(count / elapsed, 1),
+        "rate": round(len(answers) / elapsed, 1),
         "statuses": statuses,
         "reasons": reasons,
-        "client_errors": errors[:5],
+        "p50_ms": round(percentile(latencies, 50) * 1000, 1),
+        "p99_ms": round(percentile(latencies, 99) * 1000, 1),
+        "client_errors": [answer.error for answer in answers if answer.error][:5],
     }
+
+
+async def _exchange(port: int, payload: bytes, timeout: float) -> Answer:
+    started = time.perf_counter()
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), timeout)
+        try:
+            writer.write(payload)
+            data = await asyncio.wait_for(reader.read(), timeout)  # to the end: the server closes
+        finally:
+            writer.close()
+        head, _, body = data.partition(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+    except (OSError, TimeoutError, ValueError, IndexError) as error:
+        return Answer(0, "", time.perf_counter() - started, f"{type(error).__name__}: {error}")
+    seconds = time.perf_counter() - started
+    if status == 201:
+        return Answer(status, "CREATED", seconds)
+    if status == 200 or not body.startswith(b"{"):
+        return Answer(status, "", seconds)
+    try:
+        reason = str(json.loads(body).get("reason", ""))
+    except ValueError:
+        reason = ""
+    return Answer(status, reason, seconds)
+
+
+def percentile(ordered: list[float], q: float) -> float:
+    """The nearest-rank percentile of sorted values (0 for none)."""
+    if not ordered:
+        return 0.0
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]

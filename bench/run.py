@@ -19,7 +19,7 @@ from typing import Any
 
 from bench import figures as groups
 from bench import load
-from bench.figures import browser, contention, dashboard, queries, scale, throughput, waitlist
+from bench.figures import browser, contention, dashboard, pages, queries, scale, throughput, waitlist
 from bench.infra import DB_PREFIX, log
 from bench.session import Session, argument_parser, update_readme
 from bench.session import main as run_session
@@ -114,10 +114,12 @@ def measure(session: Session, profile: dict, only: set[str]) -> dict:
     if "queries" in only:
         figures["queries"] = queries.measure(session, urls["main"])
     main = session.server("main", urls["main"])
-    if only & {"throughput", "browser", "contention"}:
+    if only & {"throughput", "pages", "browser", "contention"}:
         main.start()
     if "throughput" in only:
         figures["throughput"] = throughput.measure(main, session.workdir, profile)
+    if "pages" in only:
+        figures["pages"] = pages.measure(main, session.workdir, profile)
     if "scale" in only:
         small, large = session.server("small", urls["small"]), session.server("large", urls["large"])
         small.start()
