@@ -76,10 +76,13 @@ def backup(*, directory: Path, using: str = "default", now: datetime | None = No
             f"there is no SQLite database at {connection.settings_dict['NAME']}: nothing to back up"
         )
     tables = len(_tables(connection))
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     partial = directory / f".{kind}-{os.getpid()}.partial"
-    # Owner-only from its first byte: the clients write into the file made here.
-    os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # Owner-only from its first byte: the clients write into the file made here.
+        os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+    except OSError as error:
+        raise BackupError(f"cannot write a backup into {directory}: {error.strerror}") from error
     try:
         if kind == "postgresql":
             _run(connection, "pg_dump", "--format=custom", f"--file={partial}")
@@ -171,6 +174,10 @@ def _publish(partial: Path, directory: Path, kind: str, now: datetime) -> Path:
             os.link(partial, path)  # fails if the name is taken, where a rename would overwrite
         except FileExistsError:
             continue
+        except OSError:  # a file system without hard links: a rename, the name checked just before
+            if path.exists():
+                continue
+            partial.rename(path)
         return path.resolve()
     raise BackupError(f"{directory} already has 99 backups named {stem}")
 
@@ -193,8 +200,9 @@ def _restore_postgresql(connection: BaseDatabaseWrapper, path: Path) -> None:
 
 
 def _run(connection: BaseDatabaseWrapper, program: str, *args: str) -> None:
-    connection.close()  # pg_restore's transaction must not wait for a lock this process holds
-    argv, env = client_invocation(client(program, server_major(connection)), connection.settings_dict, *args)
+    program_path = client(program, server_major(connection))
+    connection.close()  # the client's own connection is the only one this process keeps open
+    argv, env = client_invocation(program_path, connection.settings_dict, *args)
     done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         output = masked((done.stderr or done.stdout).strip(), connection)
@@ -279,9 +287,10 @@ def _restore_sqlite(connection: BaseDatabaseWrapper, path: Path) -> None:
     target = connection.settings_dict["NAME"]
     with _sqlite(path, read_only=True) as source, _sqlite(target) as restored:
         # Asked again on the connection that writes, in case a table appeared since.
-        if restored.execute("SELECT count(*) FROM sqlite_master WHERE type IN ('table', 'view')").fetchone()[
-            0
-        ]:
+        (objects,) = restored.execute(
+            "SELECT count(*) FROM sqlite_master WHERE type IN ('table', 'view')"
+        ).fetchone()
+        if objects:
             raise BackupError(f"{describe(connection)} is not empty: nothing was changed")
         source.backup(restored)
 

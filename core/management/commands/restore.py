@@ -34,13 +34,17 @@ class Command(BaseCommand):
         )
         if restored.unknown:
             self.stdout.write(
-                f"The backup has {restored.unknown} migrations this code does not know: it was made by "
+                f"The backup has {_migrations(restored.unknown)} this code does not know: it was made by "
                 "a newer revision. Run that revision's code on it."
             )
         elif restored.unapplied:
             self.stdout.write(
-                f"This code has {restored.unapplied} migrations the backup lacks: "
+                f"This code has {_migrations(restored.unapplied)} the backup lacks: "
                 "`manage.py migrate` applies them."
             )
         else:
             self.stdout.write("`manage.py migrate` has nothing to apply: the site can start on it as it is.")
+
+
+def _migrations(count: int) -> str:
+    return f"{count} migration{'' if count == 1 else 's'}"
