@@ -1,7 +1,9 @@
 """The day counts the agent-readiness dashboard reads (`ActivityCount`) always equal counting the
-Activity rows: they are written with the rows, in their transaction, on the site's days, apart for
-each connected agent, by the immediate writer the tests use, by the batched one the site runs, by
-two processes at once, and after a recount made beside a writer."""
+counted Activity rows: a batch's are written with the rows, in their transaction, on the site's days,
+apart for each connected agent, by the immediate writer the tests use, by the batched one the site
+runs, by two processes at once, and after a recount made beside a writer. A write's row, committed
+with the write and not counted there, is counted once by a later pass (two at once take different
+rows), or by a recount, which does not wait for a pass in flight and does not count its rows twice."""
 
 import functools
 import importlib
@@ -278,5 +280,96 @@ def test_a_recount_beside_the_site_waits_for_the_write_in_flight_and_counts_its_
         == {
             (day, "ui", "search_events", "OK", ""): 3,
             (day, "agent", "save_event", "OK", ""): 1,
+        }
+    )
+
+
+def _waiting(n: int, **fields) -> None:
+    """`n` rows as writes leave them: committed in their write's transaction, not counted yet."""
+    fields = {"action": "register_event", "mode": "mcp", "outcome": "OK", **fields}
+    Activity.objects.bulk_create([Activity(counted=False, **fields) for _ in range(n)])
+
+
+def test_a_writes_row_waits_uncounted_until_a_counting_pass_which_counts_it_once():
+    _waiting(3)
+    assert counted() == {}
+
+    assert activity.count_waiting(batch=2) == 3  # two passes' worth, all of them
+    assert activity.count_waiting() == 0
+    assert counted() == counted_from_rows() and sum(counted().values()) == 3
+
+
+def test_recount_counts_the_rows_still_waiting_too_and_they_are_not_counted_again():
+    activity.write_rows([Activity(action="search_events", mode="ui", outcome="OK")])
+    _waiting(2)
+
+    activity.recount()
+
+    assert counted() == counted_from_rows() and sum(counted().values()) == 3
+    assert activity.count_waiting() == 0 and sum(counted().values()) == 3
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_two_processes_counting_at_once_count_each_row_once_and_do_not_wait_for_each_other():
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks and concurrent transactions are PostgreSQL's; SQLite writes one at a time")
+    days = [datetime(2026, 11, d, 4, tzinfo=UTC) for d in range(1, 4)]
+    for when in days:
+        _waiting(400, created_at=when)
+    barrier, failures, done = threading.Barrier(2), [], []
+
+    def counter() -> None:
+        barrier.wait()
+        done.append(activity.count_waiting(batch=50))
+
+    threads = [in_thread(counter, failures) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert not failures and sum(done) == 1200
+    assert not Activity.objects.filter(counted=False).exists()
+    assert set(counted().values()) == {400} and counted() == counted_from_rows()
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_a_recount_beside_a_counting_pass_in_flight_neither_waits_for_it_nor_counts_its_rows_twice(
+    monkeypatch,
+):
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite has one write lock: a recount and a counting pass run one after the other")
+    activity.write_rows([Activity(action="search_events", mode="ui", outcome="OK") for _ in range(2)])
+    _waiting(3)
+    marked, go_on, failures = threading.Event(), threading.Event(), []
+    real_count = activity._count
+
+    def count_when_told(keys) -> None:  # the pass has marked its rows counted, not yet added them
+        marked.set()
+        go_on.wait(timeout=30)
+        real_count(keys)
+
+    monkeypatch.setattr(activity, "_count", count_when_told)
+    counting = in_thread(activity.count_waiting, failures)
+    counting.start()
+    assert marked.wait(timeout=30)
+    _waiting(1, action="save_event")  # a write committed meanwhile: the recount counts it
+
+    activity.recount()  # does not wait for the pass: its rows are skipped, and the pass adds them after
+
+    assert counting.is_alive(), "the recount waited for the counting pass"
+    go_on.set()
+    counting.join(timeout=60)
+    assert not failures
+    day = timezone.localdate(timezone=timezone.get_default_timezone())
+    assert (
+        counted()
+        == counted_from_rows()
+        == {
+            (day, "ui", "search_events", "OK", ""): 2,
+            (day, "mcp", "register_event", "OK", ""): 3,
+            (day, "mcp", "save_event", "OK", ""): 1,
         }
     )
