@@ -17,6 +17,8 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from oauth2_provider.models import get_id_token_model
 
+from core.permission_names import PermissionNames
+
 from .models import AccessToken
 from .privacy import LastSuperuser, delete_account, is_last_superuser
 
@@ -77,7 +79,7 @@ admin.site.unregister(User)
 
 
 @admin.register(User)
-class PersonAdmin(UserAdmin):
+class PersonAdmin(PermissionNames, UserAdmin):
     actions = ["delete_account_and_personal_data"]
 
     def get_actions(

@@ -18,7 +18,12 @@ class AccessTokenQuerySet(models.QuerySet["AccessToken"]):
 class AccessToken(models.Model):
     """Only the SHA-256 of the token is kept: it is shown once, when made, and never again."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="access_tokens")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="access_tokens",
+        verbose_name=_("user"),
+    )
     name = models.CharField(_("name"), max_length=100)
     prefix = models.CharField(_("starts with"), max_length=16, db_index=True)
     digest = models.CharField(max_length=64, unique=True, editable=False)

@@ -579,7 +579,7 @@ class Activity(models.Model):
     #: In its day's `ActivityCount` yet. A write's row is inserted in the write's own transaction, not
     #: counted there (a shared count row in every write would make the writes wait for each other), and
     #: counted soon after by `events.activity.count_waiting`; a batch of rows is counted as it is written.
-    counted = models.BooleanField(default=True, db_default=True)
+    counted = models.BooleanField(_("counted in the day's total"), default=True, db_default=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
