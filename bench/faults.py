@@ -911,12 +911,17 @@ def judge_kills(verdict: Verdict, violations: list[str]) -> dict:
     """The figures of `worker-kill`: its traffic, what the kills dropped, how the retries ended."""
     phase = verdict.phase
     assert phase is not None
-    inside = [answer for answer in verdict.answers if phase.started <= answer.sent <= phase.ended]
-    requests = [verdict.chains[answer.request] for answer in inside if answer.attempt == 0]
+    # The requests of the phase: those with an attempt in flight during it, with all their attempts.
+    requests = [
+        chain
+        for chain in verdict.chains.values()
+        if chain[0].sent <= phase.ended and chain[-1].done >= phase.started
+    ]
+    inside = [answer for chain in requests for answer in chain]
     registrations = [chain for chain in requests if chain[0].kind == "register"]
-    drops = [answer for answer in verdict.answers if verdict.dropped(answer)]
+    drops = [answer for answer in inside if verdict.dropped(answer)]
     dropped_chains = [verdict.chains[number] for number in sorted({answer.request for answer in drops})]
-    retries = [answer for answer in verdict.answers if answer.attempt > 0]
+    retries = [answer for answer in inside if answer.attempt > 0]
     last = phase.kills[-1].sent if phase.kills else phase.started
     # A dropped request is sent again until answered: the retry's 201 made the write, its 200 found it
     # made already (the killed worker had committed it before it died).
