@@ -1,11 +1,18 @@
-"""A database restart loses nothing that was acknowledged (`make faults`, bench/faults.py).
+"""A database restart and killed gunicorn workers lose nothing that was acknowledged (`make faults`,
+bench/faults.py).
 
-Runs the fault run itself, about 45 s: a throw-away PostgreSQL cluster of its own (never the machine's
-shared one), gunicorn with 2 sync workers, mixed saves, registrations and searches while PostgreSQL is
-stopped for 3 s, restarted, and restarted while the workers' connections are idle. The run checks every
-2xx write against the database, every answer while it was away (the 503 envelope, never a 500 or a
-hang), recovery within 5 s without restarting gunicorn, and the workers' PIDs; it exits non-zero on
-any violation. Skipped where the PostgreSQL server binaries (or, as root, `runuser`) are missing.
+Runs the fault run itself, about 2 minutes: a throw-away PostgreSQL cluster of its own (never the
+machine's shared one), gunicorn with 2 sync workers, mixed saves, registrations and searches while
+PostgreSQL is stopped for 3 s, restarted, and restarted while the workers' connections are idle, then
+while 4 serving workers are SIGKILLed one after the other (the arbiter starts a replacement each time),
+the clients sending a dropped request again. The run checks every 2xx write against the database
+(stored, a registration's confirmation e-mail in the outbox, each stored write's Activity row, no
+registration doubled), every answer while the database was away (the 503 envelope, never a 500 or a
+hang), recovery within 5 s without restarting gunicorn, that a request dropped by a killed worker was
+answered when sent again and a dropped registration ends with exactly one, and the workers (unchanged
+by the database faults; each killed one replaced, the same arbiter); it exits non-zero on any
+violation. The test reads its tables too, so a figure that must be 0 is seen to be 0. Skipped where
+the PostgreSQL server binaries (or, as root, `runuser`) are missing.
 """
 
 from __future__ import annotations
@@ -21,7 +28,17 @@ from bench.faults import unavailable
 pytestmark = [pytest.mark.faults, pytest.mark.serial]
 
 
-def test_a_database_restart_loses_no_acknowledged_write():
+def table_rows(output: str) -> dict[str, list[str]]:
+    """Each printed table row's cells after the first, by its first cell (the check or the figure)."""
+    rows = {}
+    for line in output.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) > 1:
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+def test_database_restarts_and_killed_workers_lose_no_acknowledged_write():
     why = unavailable()
     if why:
         pytest.skip(f"the fault run cannot start a PostgreSQL cluster here: {why}")
@@ -30,10 +47,28 @@ def test_a_database_restart_loses_no_acknowledged_write():
         cwd=settings.BASE_DIR,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=900,
         check=False,
     )
-    output = f"{done.stdout[-6000:]}\n{done.stderr[-6000:]}"
+    output = f"{done.stdout[-8000:]}\n{done.stderr[-6000:]}"
     assert done.returncode == 0, output
-    assert "| acknowledged but not in the database | 0 " in done.stdout, output
     assert "faults: every check passed" in done.stdout, output
+    rows = table_rows(done.stdout)
+    for must_be_zero in (
+        "acknowledged but not in the database",
+        "registrations doubled",
+        "acknowledged registrations without their outbox e-mail",
+        "stored writes without their Activity row",
+        "dropped registrations not ending with one",
+        "acknowledged but missing (kills)",
+        "without their outbox e-mail (kills)",
+        "without their Activity row (kills)",
+    ):
+        assert rows[must_be_zero][0] == "0", f"{must_be_zero}: {rows[must_be_zero]}\n{output}"
+    assert rows["worker kills (SIGKILL)"][0] == "4", output
+    assert rows["arbiter"][0] == "unchanged", output
+    assert rows["gunicorn workers"][0] == "4 killed, each replaced", output
+    attempted, acknowledged = rows["registrations attempted, acknowledged"][0].split(", ")
+    assert int(attempted) > 0 and acknowledged == attempted, output
+    dropped, sent_again = (int(n) for n in rows["dropped, sent again"][0].split(", "))
+    assert dropped > 0 and sent_again >= dropped, output
