@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.http import QueryDict
+from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -38,6 +39,8 @@ from events.contract import (
     WaitlistListOutput,
     WaitlistOutput,
 )
+from webmcp.registry import TOOL_HEADER
+from webmcp.responses import tool_call
 
 from . import schema
 
@@ -97,23 +100,34 @@ def _run(
     return Response(performed.body(), status=performed.status)
 
 
-def _conditional_read(request: Request, shown: tuple[Any, ...] | None, build: Callable[[], Response]) -> Any:
-    """A read of the catalogue answered 304 while what it shows has not changed: `shown` is what the
+def _conditional_read(
+    request: Request, shown: Callable[[], tuple[Any, ...] | None], build: Callable[[], Response]
+) -> Any:
+    """A read of the catalogue answered 304 while what it shows has not changed: `shown()` is what the
     catalogue or the event says now (`selectors.catalogue_revision`, `event_revision`; None: no such
     event, answered by the action), read in one statement before the action. A 304 performs no action
     (no Activity row: the visitor already holds the answer).
 
     The answer is the same for every visitor without an account or saves who sends what this request
     sent, so a shared cache may keep it for PUBLIC_MAX_AGE (core/conditional.py); with a session's
-    saves, an account or a bearer token it is the visitor's own (`isSaved`, `stateVersion`)."""
-    if shown is None:
+    saves, an account or a bearer token it is the visitor's own (`isSaved`, `stateVersion`).
+
+    A WebMCP tool call (`get_event_details` reads this API) is one call, one request and one Activity
+    row: never answered 304, and kept by no cache."""
+    if tool_call(request):
+        response = build()
+        add_never_cache_headers(response)
+        patch_vary_headers(response, (TOOL_HEADER,))
+        return response
+    now = shown()
+    if now is None:
         return build()
     visitor = visitor_from_request(request)
     version = selectors.state_version(visitor=visitor)
-    parts = ["api", request.get_full_path(), shown, visitor.key, version, revision()]
+    parts = ["api", request.get_full_path(), now, visitor.key, version, revision()]
     shared = not visitor.key and "HTTP_AUTHORIZATION" not in request.META
     validators = Validators(etag=conditional.etag(request, parts))
-    return conditional.answer(request, validators, build, shared=shared, vary=("Authorization",))
+    return conditional.answer(request, validators, build, shared=shared, vary=("Authorization", TOOL_HEADER))
 
 
 def _taken(source: Any, takes: Mapping[str, str]) -> tuple[dict[str, Any], Any]:
@@ -156,8 +170,8 @@ class EventSearchApi(APIView):
         summary="Search published upcoming events",
     )
     def get(self, request: Request) -> Response:
-        shown = selectors.catalogue_revision()
-        return _conditional_read(request, shown, lambda: _run(request, "search_events"))
+        search = selectors.catalogue_revision
+        return _conditional_read(request, search, lambda: _run(request, "search_events"))
 
 
 class EventDetailApi(APIView):
@@ -170,8 +184,11 @@ class EventDetailApi(APIView):
         summary="Everything public about one event, with the visitor's saved and registered state",
     )
     def get(self, request: Request, event_id: str) -> Response:
-        shown = selectors.event_revision(event_id=event_id)
-        return _conditional_read(request, shown, lambda: _run(request, "get_event_details", event_id))
+        return _conditional_read(
+            request,
+            lambda: selectors.event_revision(event_id=event_id),
+            lambda: _run(request, "get_event_details", event_id),
+        )
 
 
 class SavedEventApi(APIView):
@@ -201,7 +218,6 @@ class SavedEventApi(APIView):
 class SavedListApi(APIView):
     @schema.operation(
         "list_saved",
-        lists="save_event",
         responses=schema.responses(SavedListOutput, 400, 503),
         summary="The visitor's saved events (account or session)",
     )

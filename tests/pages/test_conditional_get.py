@@ -228,3 +228,18 @@ def test_if_modified_since_alone_is_not_answered_304(events, en_client):
     later = timezone.now() + timedelta(days=1)
     since = later.strftime("%a, %d %b %Y %H:%M:%S GMT")
     assert en_client.get(API_SEARCH, headers={"If-Modified-Since": since}).status_code == 200
+
+
+def test_a_get_event_details_tool_call_on_the_api_is_always_performed(events, en_client):
+    """The runtime's `get_event_details` reads `GET /api/events/<id>`: each call is its own request
+    and Activity row, never a 304, and kept by no cache."""
+    path = api_detail(events[0])
+    first = en_client.get(path)
+    before = Activity.objects.count()
+    call = en_client.get(
+        path, headers={**TOOL, "X-WebMCP-Tool": "get_event_details", "If-None-Match": first["ETag"]}
+    )
+    assert call.status_code == 200 and b'"ok":true' in call.content
+    assert Activity.objects.count() == before + 1
+    assert {"no-store", "private"} <= controls(call) and "public" not in controls(call)
+    assert "x-webmcp-tool" in varies(first) and "x-webmcp-tool" in varies(call)
