@@ -256,7 +256,7 @@ def in_transaction(use_case: Callable[..., Any]) -> Callable[..., Any]:
         if (
             isinstance(decorator, transaction.Atomic)
             and decorator.using in (None, DEFAULT_DB_ALIAS)
-            and not decorator.durable
+            and not getattr(decorator, "durable", False)  # not in the stubs
             and wrapped is not None
         ):
             return wrapped

@@ -7,7 +7,8 @@ from bench.session import Session
 from bench.tables import markdown, verdict
 
 NAME = "queries"
-TARGETS = {"queries": 6}
+#: A write's seventh statement is its Activity row, inserted in its own transaction (the audit trail).
+TARGETS = {"queries": 6, "write queries": 7}
 WRITES = {"API save_event", "API unsave_event", "API register_event", "API cancel_registration"}
 
 
@@ -29,8 +30,12 @@ def measure(session: Session, url: str) -> dict:
         "rows": rows,
         "max": worst,
         "constant": all(row["constant"] for row in rows.values()),
-        "over_target": sorted(name for name, row in rows.items() if row["max"] > TARGETS["queries"]),
+        "over_target": sorted(name for name, row in rows.items() if row["max"] > _target(name)),
     }
+
+
+def _target(name: str) -> int:
+    return TARGETS["write queries" if name in WRITES else "queries"]
 
 
 def rows(q: dict) -> list[tuple[str, str, str, str]]:
@@ -43,12 +48,13 @@ def rows(q: dict) -> list[tuple[str, str, str, str]]:
         counts = [row["max"] for row in selected]
         constant = all(row["constant"] for row in selected)
         spread = f"{min(counts)}–{max(counts)}" if min(counts) != max(counts) else str(max(counts))
+        target = TARGETS["write queries" if group else "queries"]
         found.append(
             (
                 label,
                 f"{spread}, {'constant' if constant else 'NOT constant'} in N",
-                f"constant, ≤ {TARGETS['queries']}",
-                verdict(max(counts) <= TARGETS["queries"] and constant),
+                f"constant, ≤ {target}",
+                verdict(max(counts) <= target and constant),
             )
         )
     return found

@@ -1,9 +1,10 @@
 """`manage.py recount_activity`: count every Activity row again into the day counts the dashboard reads.
 
-The counts are kept with the rows as they are written (events/activity.py). Run this after rows were
-written another way (a bulk load), after the site's TIME_ZONE changed (days are the site's), or once
-the processes of a release that had no counts have stopped. The site may keep running: writes wait
-for the recount (see `events.activity.recount`).
+The counts are kept with the rows as they are written and counted (events/activity.py). Run this after
+rows were written another way (a bulk load), after the site's TIME_ZONE changed (days are the site's),
+or once the processes of a release that had no counts have stopped. The site may keep running: its
+writes never wait for the recount, and the counting in flight is added after it (see
+`events.activity.recount`).
 """
 
 from __future__ import annotations
