@@ -218,6 +218,7 @@ class SavedEventApi(APIView):
 class SavedListApi(APIView):
     @schema.operation(
         "list_saved",
+        lists="save_event",
         responses=schema.responses(SavedListOutput, 400, 503),
         summary="The visitor's saved events (account or session)",
     )
