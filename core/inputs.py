@@ -2,16 +2,28 @@
 
 `null` for an optional field means absent; a key the serializer does not know is refused with
 UNKNOWN_PARAMETER rather than ignored, so a caller never believes a filter was applied when it was not.
+
+Each input is validated by its serializer's own `run_validation`, the method `is_valid()` runs, on an
+instance built once and kept (`_validator`): a new serializer per call deep-copies and binds every
+declared field first, which was a tenth of an API search (bench/profiles/README.md). The answers are
+the same, errors included: an input serializer validates from its data alone (no context, no
+instance), and DRF's length and range messages are formatted once, in the language active at the
+first error, so one instance is kept per language (and per thread: that first formatting is not
+thread-safe).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils import translation
 from rest_framework import serializers
 
 from .errors import InvalidInput, UnknownParameter
+
+_validators = threading.local()
 
 
 def _shown(key: str) -> str:
@@ -31,6 +43,20 @@ def unknown_parameters(data: Mapping[str, Any], known: set[str] | frozenset[str]
     return sorted(_shown(str(key)) for key in set(data) - set(known))
 
 
+def _validator(
+    serializer_class: type[serializers.Serializer],
+) -> tuple[serializers.Serializer, frozenset[str]]:
+    """The kept instance of `serializer_class` for this thread and language, its fields bound, and
+    their names."""
+    kept: dict[tuple[type, str | None], tuple[serializers.Serializer, frozenset[str]]]
+    kept = _validators.__dict__.setdefault("kept", {})
+    key = (serializer_class, translation.get_language())
+    if key not in kept:
+        validator = serializer_class()
+        kept[key] = (validator, frozenset(validator.fields))
+    return kept[key]
+
+
 def validated_input(serializer_class: type[serializers.Serializer], data: object) -> dict[str, Any]:
     """`data` is any parsed input (a JSON body may be a list): only an object is accepted."""
     if not isinstance(data, Mapping):
@@ -39,13 +65,15 @@ def validated_input(serializer_class: type[serializers.Serializer], data: object
         raise InvalidInput(extra={"fields": {key: ["Give this parameter once."] for key in repeated}})
     if hasattr(data, "lists"):  # a QueryDict: one value per key from here on
         data = {key: data.get(key) for key in data}
-    serializer = serializer_class(data={key: value for key, value in data.items() if value is not None})
-    unknown = unknown_parameters(data, set(serializer.fields))
+    validator, known = _validator(serializer_class)
+    unknown = unknown_parameters(data, known)
     if unknown:
         raise UnknownParameter(
             f"Unknown parameter(s): {', '.join(unknown)}.",
             extra={"fields": {key: ["This parameter is not accepted."] for key in unknown}},
         )
-    if not serializer.is_valid():
-        raise InvalidInput(extra={"fields": serializer.errors})
-    return dict(serializer.validated_data)
+    try:
+        validated = validator.run_validation({key: value for key, value in data.items() if value is not None})
+    except serializers.ValidationError as error:
+        raise InvalidInput(extra={"fields": error.detail}) from None
+    return dict(validated)
