@@ -27,11 +27,12 @@ write's row is not counted in the write: an upsert of a shared count row there w
 wait for the others on that row (a rush of registrations on one event). It is inserted `counted=False`
 and counted after the commit, within the flush interval, by the same thread (`count_waiting`): one
 transaction marks the rows counted and adds them to their counts, so each is counted exactly once,
-whichever process counts it. A process's first pass counts whatever is waiting, so the rows of a
-process killed before its pass are counted by the next process that records anything (the worker
-gunicorn starts in its place, or any other). The counts therefore always equal counting the counted
-rows, and lag the rows by at most about the interval. `recount` rebuilds them after rows
-were written another way.
+whichever process counts it. A pass counts every row waiting, not only its process's, and a process's
+first pass comes with its first row of any kind, so the rows of a process killed before its pass are
+counted by the next pass anywhere: any process's after its next write, or the first of a new process
+(the worker gunicorn starts in its place). The counts therefore always equal counting the counted
+rows, and lag the rows by about the interval. `recount` rebuilds them after rows were written another
+way.
 """
 
 from __future__ import annotations
