@@ -39,7 +39,7 @@ from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from bench.figures.scale import RARE_COUNT, RARE_WORDS  # noqa: E402
+from bench.figures.scale import PLANTED_WORDS, RARE_COUNT  # noqa: E402
 from events import demo_data  # noqa: E402
 from events.activity import recount  # noqa: E402
 from events.choices import EventStatus, Level, Location, Price, RegistrationStatus  # noqa: E402
@@ -121,7 +121,7 @@ def populate(args: argparse.Namespace) -> dict[str, Any]:
             level=Level.BEGINNER,
             status=EventStatus.PUBLISHED,
         )
-        for index, word in enumerate(RARE_WORDS)
+        for index, word in enumerate(PLANTED_WORDS)
         for n in range(RARE_COUNT)
     )
     if args.demo:
