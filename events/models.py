@@ -104,7 +104,7 @@ class BigramsCover(Expression):
     def as_postgresql(self, compiler, connection, **extra_context):
         table = compiler.quote_name(self.row.alias)
         word, params = compiler.compile(self.word)
-        probe = f"events_keyword_probe({word})"
+        probe = f"events_keyword_probe(UPPER({word}))"
         return f"({probe} IS NULL OR {table}.keyword_bigrams @> {probe})", (*params, *params)
 
 
