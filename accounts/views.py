@@ -22,6 +22,8 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.http import is_same_site
+from core.visitors import Mode
+from events.choices import NotificationKind, NotificationStatus, RegistrationStatus, StaffRole, WaitlistStatus
 from events.mail.messages import reminders_on, unsubscribed_user_id
 
 from . import privacy
@@ -145,6 +147,14 @@ def reminders_unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
 TIME_KEYS = {"date_joined", "last_login", "time", "last_attempt"}
 #: How many of the newest Activity rows the page shows (the JSON has them all).
 ACTIVITY_SHOWN = 50
+#: The export's codes the page shows by their names in the person's language: section → key → choices.
+NAMED_CODES: dict[str, dict[str, Any]] = {
+    "registrations": {"status": RegistrationStatus},
+    "waiting_lists": {"status": WaitlistStatus},
+    "notifications": {"kind": NotificationKind, "status": NotificationStatus},
+    "event_roles": {"role": StaffRole},
+    "activity": {"mode": Mode},
+}
 
 
 def _readable(value: Any, key: str = "") -> Any:
@@ -165,6 +175,11 @@ def my_data(request: HttpRequest) -> HttpResponse:
     """Everything the site keeps about the person (`export_personal_data`), readable; the same as
     JSON at /api/me/export (the page's "Download JSON")."""
     data = _readable(privacy.export_personal_data(user=request.user))
+    for section, keys in NAMED_CODES.items():
+        for row in data.get(section, []):
+            for key, choices in keys.items():
+                if row.get(key) in choices.values:
+                    row[key] = choices(row[key]).label
     activity = data["activity"]
     return render(
         request,

@@ -21,7 +21,7 @@ class SiteAdminConfig(AdminConfig):
 
 
 class TasksConfig(TasksAppConfig):
-    verbose_name = _("Background tasks")
+    verbose_name = _("Background tasks")  # type: ignore[assignment]  # (its stub says str; Django takes a lazy one)
 
 
 class OAuthConfig(DOTConfig):

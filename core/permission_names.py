@@ -10,7 +10,7 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth.models import Permission
-from django.db.models import Field
+from django.db.models import ManyToManyField
 from django.http import HttpRequest
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -42,7 +42,9 @@ class PermissionsField(forms.ModelMultipleChoiceField):
 class PermissionNames:
     """A ModelAdmin mixin: its permission lists show `permission_label`s."""
 
-    def formfield_for_manytomany(self, db_field: Field, request: HttpRequest, **kwargs: Any) -> Any:
+    def formfield_for_manytomany(
+        self, db_field: ManyToManyField[Any, Any], request: HttpRequest | None = None, **kwargs: Any
+    ) -> forms.ModelMultipleChoiceField[Any] | None:
         if db_field.related_model is Permission:
             kwargs["form_class"] = PermissionsField
         return super().formfield_for_manytomany(db_field, request, **kwargs)  # type: ignore[misc]

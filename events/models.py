@@ -266,6 +266,10 @@ class RetiredEventId(models.Model):
     public_id = models.CharField(max_length=80, unique=True)
     retired_at = models.DateTimeField(auto_now_add=True)
 
+    class Meta:
+        verbose_name = _("retired event id")
+        verbose_name_plural = _("retired event ids")
+
     def __str__(self) -> str:
         return self.public_id
 
@@ -356,7 +360,7 @@ class Registration(models.Model):
         indexes = [models.Index(fields=["event", "status"], name="registration_event_status")]
 
     def __str__(self) -> str:
-        return f"{self.user} → {self.event.public_id} ({self.status})"
+        return f"{self.user} → {self.event.public_id} ({self.get_status_display()})"
 
     @property
     def is_active(self) -> bool:
@@ -382,7 +386,7 @@ class EventStaff(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.user} · {self.role} · {self.event.public_id}"
+        return f"{self.user} · {self.get_role_display()} · {self.event.public_id}"
 
 
 class CheckIn(models.Model):
@@ -473,7 +477,11 @@ class WaitlistEntry(models.Model):
         indexes = [models.Index(fields=["event", "status", "joined_at"], name="waitlist_queue")]
 
     def __str__(self) -> str:
-        return f"{self.user} waits for {self.event.public_id} ({self.status})"
+        return _("%(person)s waits for %(event)s (%(status)s)") % {
+            "person": self.user,
+            "event": self.event.public_id,
+            "status": self.get_status_display(),
+        }
 
     @property
     def is_active(self) -> bool:
@@ -542,7 +550,7 @@ class Notification(models.Model):
         indexes = [models.Index(fields=["status", "created_at"], name="notification_status")]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} → {self.email} ({self.status})"
+        return f"{self.get_kind_display()} → {self.email} ({self.get_status_display()})"
 
 
 class VisitorState(models.Model):
@@ -550,6 +558,10 @@ class VisitorState(models.Model):
 
     visitor_key = models.CharField(max_length=60, unique=True)
     version = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name = _("visitor state")
+        verbose_name_plural = _("visitor states")
 
     def __str__(self) -> str:
         return f"{self.visitor_key}: {self.version}"
