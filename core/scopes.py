@@ -33,8 +33,8 @@ CHECKIN_WRITE = Scope.CHECKIN_WRITE.value
 #: The rights a visitor holds without an account, through their browser session alone: reading the
 #: catalogue and keeping a saved list. An action of any other scope acts for a person (its use case
 #: answers AUTH_REQUIRED without one). The OpenAPI document says per operation whether it works
-#: without signing in from this (`events/api/schema.py`); `tests/fuzz/test_api_security.py` holds
-#: the document to what the API does.
+#: without signing in from this (`events/api/schema.py`); `tests/api/test_openapi_security.py` and
+#: `tests/fuzz/test_api_security.py` hold the document to what the API does.
 WITHOUT_ACCOUNT = frozenset({READ, SAVED_WRITE})
 
 

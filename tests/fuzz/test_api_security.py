@@ -1,0 +1,121 @@
+"""Schemathesis with every one of its checks, `ignored_auth` included, against the API's own OpenAPI
+document (E2): once as an anonymous visitor, once with a personal access token that has every scope.
+
+`ignored_auth` is what holds each operation's `security` to the API: where the document names no
+empty requirement `{}` (anonymous not accepted), a 2xx with the token must turn into a 401 or 403 when
+the check sends the same request again without it, and again with an invalid one; a 2xx without any
+credential fails at once. It runs in-process through the Python API (`from_wsgi`): the token is given
+to `validate_response` as the request's headers, which is how the check knows it was the caller's own
+credential and may take it away; its probes go to the same WSGI application. The other direction
+(what the document says anonymous may do, it may; the scope it names is the one a token needs) is
+`tests/api/test_openapi_security.py`.
+
+Every case is also held to the conformance checks of `test_api_schema.py`, and to the rest of
+schemathesis's checks (`--checks all`): schema-valid input must be accepted, invalid input refused.
+Writes keep the write rate off (`writes_unthrottled`), and the pause after too many bad tokens is lifted
+for the run: the check's invalid-token probes would otherwise pause the valid token too, and every
+later answer would be a 429. Both limits are tested where they live (tests/api, tests/accounts).
+The cases are the derandomized profile's (tests/fuzz/conftest.py); `HYPOTHESIS_PROFILE=explore` draws
+fresh ones. The same runs against a served site are the README's (API: "The contract, fuzzed").
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import Counter
+
+import pytest
+import schemathesis
+from django.conf import settings as django_settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
+from schemathesis import GenerationMode
+from schemathesis.checks import CHECKS, load_all_checks
+
+from accounts import lockout
+from accounts.tokens import create_access_token
+from config.wsgi import application
+from core.scopes import Scope
+from events.choices import StaffRole
+from events.models import Event, EventStaff
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.fuzz
+
+load_all_checks()
+#: `--checks all`: every check schemathesis has, the same fourteen its CLI lists (the ones that need a
+#: stateful run or the coverage phase's cases pass over the others).
+ALL_CHECKS = list(CHECKS.get_all())
+EXAMPLES = 30  # per operation, per id source (generated / seeded) and per mode (valid / invalid input)
+MINIMUM_CASES = 1000
+CSRF_TOKEN = "f" * 32  # Django accepts the unmasked 32-character secret as the header token
+
+
+@pytest.fixture
+def api_schema(db, in_process_wsgi):
+    return schemathesis.openapi.from_wsgi("/api/schema/", application)
+
+
+@pytest.fixture
+def token_pause_lifted(monkeypatch):
+    """The pause after 20 bad tokens from one client (tests/accounts/test_sign_in_limits.py)."""
+    monkeypatch.setattr(lockout, "TOKEN_FAILURE_LIMIT", 10**9)
+
+
+@pytest.fixture
+def callers(seeded, writes_unthrottled, token_pause_lifted) -> dict[str, tuple[dict, dict]]:
+    """Headers and cookies per caller. The anonymous visitor is a browser tab without a session: only
+    the CSRF cookie and header, so its writes reach the API rather than the CSRF check. The token is a
+    script's: every scope, no cookie, and its person manages every event (the door's calls answer)."""
+    person = UserFactory(username="fuzzer")
+    EventStaff.objects.bulk_create(
+        EventStaff(event=event, user=person, role=StaffRole.MANAGER) for event in Event.objects.all()
+    )
+    _, raw = create_access_token(user=person, name="fuzz", scopes=list(Scope.values), days=1)
+    return {
+        "anonymous": (
+            {"X-CSRFToken": CSRF_TOKEN, "Accept": "application/json"},
+            {django_settings.CSRF_COOKIE_NAME: CSRF_TOKEN},
+        ),
+        "token": ({"Authorization": f"Bearer {raw}", "Accept": "application/json"}, {}),
+    }
+
+
+@pytest.mark.parametrize("caller", ["anonymous", "token"])
+def test_api_keeps_its_documented_security_and_contract(api_schema, seeded, callers, caller):
+    headers, cookies = callers[caller]
+    calls: Counter[str] = Counter()
+    statuses: Counter[tuple[str, int]] = Counter()
+
+    for operation in (result.ok() for result in api_schema.get_all_operations()):
+        strategies = [
+            operation.as_strategy(generation_mode=GenerationMode.POSITIVE),
+            operation.as_strategy(generation_mode=GenerationMode.NEGATIVE),
+        ]
+        if any(param.name == "event_id" for param in operation.path_parameters):
+            strategies.append(
+                st.sampled_from(seeded).flatmap(
+                    lambda event_id, operation=operation: operation.as_strategy(
+                        generation_mode=GenerationMode.POSITIVE, path_parameters={"event_id": event_id}
+                    )
+                )
+            )
+        for strategy in strategies:
+
+            @settings(max_examples=EXAMPLES, suppress_health_check=list(HealthCheck))
+            @given(case=strategy)
+            def run(case):
+                response = case.call(headers=headers, cookies=cookies)
+                case.validate_response(response, checks=ALL_CHECKS, headers=headers)
+                calls[case.operation.label] += 1
+                statuses[(case.operation.label, response.status_code)] += 1
+
+            # No invalid input can be written for some operations (test_api_schema.py says which).
+            with contextlib.suppress(Unsatisfiable):
+                run()
+
+    print(f"\nschemathesis ({caller}, all checks): {sum(calls.values())} cases", dict(calls))
+    print("statuses:", dict(sorted(statuses.items())))
+    assert sum(calls.values()) >= MINIMUM_CASES, calls
+    assert len(calls) == len(list(api_schema.get_all_operations())), calls
