@@ -31,7 +31,7 @@ def bump_state_version(*, visitor: Visitor) -> int:
 def public_event(event_id: str, *, lock: bool = False) -> Event:
     """The event a visitor may open (published or cancelled), locked for the transaction if asked."""
     events = Event.objects.public()
-    event = (events.select_for_update() if lock else events).filter(public_id=event_id).first()
+    event = (events.select_for_update(no_key=True) if lock else events).filter(public_id=event_id).first()
     if event is None:
         raise EventNotFound()
     return event

@@ -33,7 +33,7 @@ def cancel_attendee_registration(*, visitor: Visitor, registration_id: int) -> C
     event_pk = Registration.objects.filter(pk=registration_id).values_list("event_id", flat=True).first()
     if event_pk is None:
         raise RegistrationNotFound("No registration has this id.")
-    event = Event.objects.select_for_update().get(pk=event_pk)
+    event = Event.objects.select_for_update(no_key=True).get(pk=event_pk)
     _may_manage(visitor, event)
     registration = (
         Registration.objects.select_related("user")
@@ -156,7 +156,7 @@ def _managed_event(visitor: Visitor, event_id: str) -> Event:
     """`event_id`, locked for the transaction, if the visitor manages it."""
     if visitor.user is None:
         raise PermissionDenied()
-    event = Event.objects.select_for_update().filter(public_id=event_id).first()
+    event = Event.objects.select_for_update(no_key=True).filter(public_id=event_id).first()
     if event is None:
         raise EventNotFound()
     _may_manage(visitor, event)

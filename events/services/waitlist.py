@@ -112,7 +112,7 @@ def process_waitlists(*, event_pks: Iterable[int] | None = None, now: datetime |
         )
     offered = 0
     for pk in sorted(set(event_pks)):  # one order for every caller: no lock-order deadlock
-        event = Event.objects.select_for_update().filter(pk=pk).first()
+        event = Event.objects.select_for_update(no_key=True).filter(pk=pk).first()
         if event is not None:
             offered += len(process_queue(event, now=now))
     return offered
