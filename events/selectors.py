@@ -156,13 +156,22 @@ def event_revision(*, event_id: str, now: datetime | None = None) -> tuple[Any, 
     waiting list's newest change (a position moves), and the two moments the clock changes what may
     be done (the start; the last offer, when the waiting list closes). None for no such event.
 
-    One statement through the event's own indexes, whatever the size of the catalogue."""
+    One statement through the event's own indexes, whatever the size of the catalogue, compiled once
+    (core/statements.py)."""
     now = now or timezone.now()
+    rows = EVENT_REVISION.rows(None, {"event_id": event_id})
+    if not rows:
+        return None
+    [row] = rows
+    return (*row, row.starts_at <= now, now >= row.starts_at - offers_stop_before_start())
+
+
+def _event_revision(shape: Any, values: Mapping[str, Any]) -> QuerySet:
     here = OuterRef("pk")
     registrations = Registration.objects.filter(event=here)
     entries = WaitlistEntry.objects.filter(event=here)
-    row = (
-        Event.objects.filter(public_id=event_id)
+    return (
+        Event.objects.filter(public_id=values["event_id"])
         .annotate(
             confirmed=count_rows(registrations.filter(status=RegistrationStatus.CONFIRMED)),
             registrations_changed=_newest(registrations, "updated_at"),
@@ -178,13 +187,12 @@ def event_revision(*, event_id: str, now: datetime | None = None) -> tuple[Any, 
             "registrations_changed",
             "offered",
             *(f"waitlist_{name}" for name in WAITLIST_TIMES),
+            named=True,
         )
-        .first()
     )
-    if row is None:
-        return None
-    starts_at = row[3]
-    return (*row, starts_at <= now, now >= starts_at - offers_stop_before_start())
+
+
+EVENT_REVISION = StatementCache(_event_revision)
 
 
 def _newest(rows: QuerySet, name: str) -> Subquery:

@@ -1,14 +1,19 @@
-"""`{% event_card event saved_ids %}`: an event's card on the list, drawn once per revision of what it shows.
+"""Drawn parts of the list page, kept once per revision of what they show.
+
+- `{% event_card event saved_ids %}`: an event's card.
+- `{% kept key %}…{% endkept %}`: a block, under a key its view made (`drawn_key`); none: drawn.
 
 Drawing ten cards was most of a list page's time (bench/README.md, "Pages"), and the same cards are
-drawn again for every visitor and every search that lists them. So a drawn card is kept in the
-`pages` cache under a key made of everything its HTML depends on: the card's own fields, its seats
-(confirmed and held), whether this visitor saved it, the list's query its link carries back, the
-language, the time zone and the running code. A change to any of them is a new key, so a kept card
-can never be out of date: nothing has to be invalidated, and an old key simply ages out.
+drawn again for every visitor and every search that lists them. So a drawn part is kept in the
+`pages` cache (settings.PAGE_CACHE) under a key made of everything its HTML depends on: for a card,
+its own fields, its seats (confirmed and held), whether this visitor saved it, the list's query its
+link carries back; for every part, the language, the time zone and the running code. A change to any
+of them is a new key, so a kept part can never be out of date: nothing has to be invalidated, and an
+old key simply ages out.
 
-A miss draws `events/includes/event_card.html` with the page's context, exactly as `{% include %}`
-did, so the HTML is the same with the cache and without it (tests/pages/test_page_cache.py).
+A miss draws the part with the page's context, exactly as the template did without it (a card as
+`{% include %}` did), so the HTML is the same with the cache and without it
+(tests/pages/test_page_cache.py).
 """
 
 from __future__ import annotations
@@ -32,6 +37,13 @@ CARD_TEMPLATE = "events/includes/event_card.html"
 NOT_SHOWN = frozenset({"_state", "total_matching", "visitor_saved"})
 
 
+def drawn_key(kind: str, *parts: Any) -> str:
+    """The cache key of a part drawn now from `parts`, with what every part's HTML depends on besides:
+    the running code (templates), the language and the time zone."""
+    material = (revision(), translation.get_language(), timezone.get_current_timezone_name(), parts)
+    return f"{kind}:" + hashlib.blake2b(repr(material).encode(), digest_size=16).hexdigest()
+
+
 def card_key(event: Any, *, saved: bool, from_query: str) -> str:
     """The cache key of `event`'s card as drawn now: a digest of everything the card's HTML can read.
 
@@ -39,15 +51,7 @@ def card_key(event: Any, *, saved: bool, from_query: str) -> str:
     selector annotates), not a chosen list of fields, so a field added to the card later cannot be
     left out of the key."""
     values = sorted((name, value) for name, value in vars(event).items() if name not in NOT_SHOWN)
-    material = (
-        revision(),
-        translation.get_language(),
-        timezone.get_current_timezone_name(),
-        values,
-        saved,
-        from_query,
-    )
-    return "card:" + hashlib.blake2b(repr(material).encode(), digest_size=16).hexdigest()
+    return drawn_key("card", values, saved, from_query)
 
 
 @register.simple_tag(takes_context=True)
@@ -64,3 +68,31 @@ def event_card(context: template.Context, event: Any, saved_ids: Any) -> SafeStr
             html = card.render(context)
         cache.set(key, str(html))
     return mark_safe(html)  # the card template's own output, autoescaped as it was drawn
+
+
+@register.tag("kept")
+def kept(parser: template.base.Parser, token: template.base.Token) -> KeptNode:
+    """`{% kept key %}…{% endkept %}`: the block's HTML, kept under `key` (see the module)."""
+    bits = token.split_contents()
+    if len(bits) != 2:
+        raise template.TemplateSyntaxError(f"{bits[0]} takes one key")
+    nodelist = parser.parse(("endkept",))
+    parser.delete_first_token()
+    return KeptNode(nodelist, parser.compile_filter(bits[1]))
+
+
+class KeptNode(template.Node):
+    def __init__(self, nodelist: template.NodeList, key: template.base.FilterExpression) -> None:
+        self.nodelist = nodelist
+        self.key = key
+
+    def render(self, context: template.Context) -> SafeString:
+        key = self.key.resolve(context)
+        if not key:
+            return self.nodelist.render(context)
+        cache = caches[settings.PAGE_CACHE]
+        html = cache.get(key)
+        if html is None:
+            html = self.nodelist.render(context)
+            cache.set(key, str(html))
+        return mark_safe(html)  # the block's own output, autoescaped as it was drawn
