@@ -15,13 +15,12 @@ neither a request nor a mode.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from django.db import DEFAULT_DB_ALIAS, transaction
+from django.db import transaction
 from django.http import HttpRequest
 from django.utils import formats, timezone, translation
 from django.utils.translation import gettext_lazy as _
@@ -240,27 +239,12 @@ def _row(performed: Performed, raw_event_id: Any) -> dict[str, Any]:
     }
 
 
-@functools.cache
 def in_transaction(use_case: Callable[..., Any]) -> Callable[..., Any]:
     """What `perform` calls inside the transaction it opens for a write: the use case without its own
-    outermost `@transaction.atomic`, which there would only be a savepoint (SAVEPOINT and RELEASE, two
-    more round trips per write) inside a transaction that is the very one it would have opened. A use
-    case that opens its transaction another way is called as it is (its transaction is then the
-    savepoint). tests/events/test_activity_writes.py checks every writing row is unwrapped."""
-    wrapped = getattr(use_case, "__wrapped__", None)
-    for cell in getattr(use_case, "__closure__", None) or ():
-        try:
-            decorator = cell.cell_contents
-        except ValueError:  # an empty cell
-            continue
-        if (
-            isinstance(decorator, transaction.Atomic)
-            and decorator.using in (None, DEFAULT_DB_ALIAS)
-            and not getattr(decorator, "durable", False)  # not in the stubs
-            and wrapped is not None
-        ):
-            return wrapped
-    return use_case
+    `atomic` (`core.transactions.atomic_use_case`), which there would only be a savepoint. A use case
+    that opens its transaction another way is called as it is (its transaction is then the savepoint).
+    tests/events/test_activity_writes.py checks every writing row is called bare."""
+    return getattr(use_case, "inside_transaction", use_case)
 
 
 def _current_version(visitor: Visitor) -> int | None:

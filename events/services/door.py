@@ -21,6 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core.errors import AuthRequired
+from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
 from .. import policies
@@ -108,7 +109,7 @@ def _registration_to_admit(event: Event, *, ticket: str, attendee_id: int | None
     return found
 
 
-@transaction.atomic
+@atomic_use_case
 def check_in_attendee(
     *,
     visitor: Visitor,
@@ -170,7 +171,7 @@ class UndoResult:
         return "OK" if self.undone else "NOT_CHECKED_IN"
 
 
-@transaction.atomic
+@atomic_use_case
 def undo_check_in(*, visitor: Visitor, event_id: str, attendee_id: int) -> UndoResult:
     """Take back a check-in made by mistake: within minutes, by whoever made it or a manager."""
     event = event_for_staff(visitor, event_id)
@@ -285,7 +286,7 @@ class ResendResult:
     state_version: int
 
 
-@transaction.atomic
+@atomic_use_case
 def resend_ticket(*, visitor: Visitor, event_id: str) -> ResendResult:
     """E-mail the visitor their ticket for `event_id` again (through the outbox)."""
     if visitor.user is None:

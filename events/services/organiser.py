@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import transaction
 from django.utils import timezone
 
 from core.errors import PermissionDenied
+from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
 from .. import policies
@@ -22,7 +22,7 @@ from .ledger import anyone_waiting, process_queue, recount_event, seats_changed
 from .registrations import CancelResult, cancel_locked
 
 
-@transaction.atomic
+@atomic_use_case
 def cancel_attendee_registration(*, visitor: Visitor, registration_id: int) -> CancelResult:
     """An organiser cancels a person's registration (the admin): as when the person cancels, under the
     event's row lock, the freed seat goes to the first person waiting, and the holder's stateVersion
@@ -57,19 +57,19 @@ class EventStatusResult:
         return "OK" if self.changed else "UNCHANGED"
 
 
-@transaction.atomic
+@atomic_use_case
 def publish_event(*, visitor: Visitor, event_id: str) -> EventStatusResult:
     """An organiser publishes a draft (or cancelled) event: it becomes public and open."""
     return _set_status(visitor, event_id, EventStatus.PUBLISHED)
 
 
-@transaction.atomic
+@atomic_use_case
 def unpublish_event(*, visitor: Visitor, event_id: str) -> EventStatusResult:
     """An organiser takes an event back to draft: it leaves the catalogue; registrations are kept."""
     return _set_status(visitor, event_id, EventStatus.DRAFT)
 
 
-@transaction.atomic
+@atomic_use_case
 def cancel_event(*, visitor: Visitor, event_id: str) -> EventStatusResult:
     """An organiser cancels an event: every confirmed registration and every waiting-list entry ends
     with it, each person's stateVersion rises, and each is told by e-mail. The event stays visible,
@@ -137,7 +137,7 @@ class OfferResult:
         return "OK" if self.offered else "UNCHANGED"
 
 
-@transaction.atomic
+@atomic_use_case
 def offer_free_seats(*, visitor: Visitor, event_id: str) -> OfferResult:
     """An organiser changed the event (more seats, longer offers): under its row lock, expired offers
     end and every free seat goes to the next people waiting, each told by e-mail. Only an organiser

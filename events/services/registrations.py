@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core.errors import AuthRequired
+from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
 from .. import policies
@@ -61,7 +62,7 @@ class CancelResult(_RegistrationChange):
         return "ALREADY_CANCELLED" if self.already_cancelled else "OK"
 
 
-@transaction.atomic
+@atomic_use_case
 def register_event(*, visitor: Visitor, event_id: str) -> RegistrationResult:
     """Register the signed-in visitor, or return the registration they already have.
 
@@ -168,7 +169,7 @@ def _confirm(visitor: Visitor, event: Event, seats: SeatState, *, now: datetime)
     )
 
 
-@transaction.atomic
+@atomic_use_case
 def cancel_registration(*, visitor: Visitor, event_id: str) -> CancelResult:
     """Cancel the visitor's registration; cancelling a cancelled one says so and changes nothing."""
     if visitor.user is None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 
+from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
 from .. import policies
@@ -36,7 +37,7 @@ class UnsaveResult:
         return "OK" if self.was_saved else "NOT_SAVED"
 
 
-@transaction.atomic
+@atomic_use_case
 def save_event(*, visitor: Visitor, event_id: str) -> SaveResult:
     """Save a published event for the visitor (account or session token). Saving twice is a no-op."""
     event = public_event(event_id)
@@ -51,7 +52,7 @@ def save_event(*, visitor: Visitor, event_id: str) -> SaveResult:
     return SaveResult(event=event, already_saved=False, state_version=bump_state_version(visitor=visitor))
 
 
-@transaction.atomic
+@atomic_use_case
 def unsave_event(*, visitor: Visitor, event_id: str) -> UnsaveResult:
     """Remove a save. Removing what is not saved changes nothing and is not an error."""
     event = public_event(event_id)
@@ -61,7 +62,7 @@ def unsave_event(*, visitor: Visitor, event_id: str) -> UnsaveResult:
     return UnsaveResult(event=event, was_saved=bool(deleted), state_version=version)
 
 
-@transaction.atomic
+@atomic_use_case
 def merge_saved_events(*, token: str, user) -> int:
     """Move an anonymous visitor's saves to the account they signed in to; returns how many were new."""
     if not token:

@@ -6,10 +6,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import transaction
 from django.utils import timezone
 
 from core.errors import AuthRequired
+from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
 from .. import policies
@@ -44,7 +44,7 @@ class LeaveWaitlistResult:
         return "OK" if self.was_waiting else "NOT_WAITING"
 
 
-@transaction.atomic
+@atomic_use_case
 def join_waitlist(*, visitor: Visitor, event_id: str) -> WaitlistResult:
     """Put the signed-in visitor at the back of a full event's waiting list; joining again changes
     nothing and answers their place (and offer, if a seat is held for them)."""
@@ -75,7 +75,7 @@ def join_waitlist(*, visitor: Visitor, event_id: str) -> WaitlistResult:
     )
 
 
-@transaction.atomic
+@atomic_use_case
 def leave_waitlist(*, visitor: Visitor, event_id: str) -> LeaveWaitlistResult:
     """Leave the waiting list; with an offer, decline it (the seat goes to the next person at once).
     Leaving a list one is not on changes nothing and is not an error."""
@@ -96,7 +96,7 @@ def leave_waitlist(*, visitor: Visitor, event_id: str) -> LeaveWaitlistResult:
     return LeaveWaitlistResult(event=event, was_waiting=True, declined_offer=declined, state_version=version)
 
 
-@transaction.atomic
+@atomic_use_case
 def process_waitlists(*, event_pks: Iterable[int] | None = None, now: datetime | None = None) -> int:
     """The site's own work on waiting lists (tasks and organisers' capacity changes): end offers that
     have expired and offer every free seat to the next people in line. Returns the offers made.
