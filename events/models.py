@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -95,7 +96,7 @@ class BigramsCover(Expression):
     def get_source_expressions(self) -> list:
         return [self.row, self.word]
 
-    def set_source_expressions(self, exprs: list) -> None:
+    def set_source_expressions(self, exprs: Sequence[Any]) -> None:
         self.row, self.word = exprs
 
     def as_sql(self, compiler, connection, **extra_context):
@@ -169,6 +170,8 @@ class Event(models.Model):
         indexes = [
             models.Index(fields=["status", "starts_at"], name="event_status_start"),
             models.Index(fields=["status", "location", "price", "level", "starts_at"], name="event_filters"),
+            # The newest change, read by every API search for its ETag (selectors.search_revision).
+            models.Index(fields=["updated_at"], name="event_updated"),
         ]
         constraints = [
             models.CheckConstraint(condition=Q(public_id__startswith="evt-"), name="event_public_id_prefix"),

@@ -150,6 +150,31 @@ def catalogue_revision(*, now: datetime | None = None) -> tuple[Any, ...]:
 WAITLIST_TIMES = ("joined_at", "offered_at", "ended_at")
 
 
+def search_revision(*, now: datetime | None = None) -> tuple[Any, ...]:
+    """What an API search's answer shows of the catalogue: `catalogue_revision` without the seats,
+    which its summaries do not carry, as values that change whenever the answer could: an event
+    created, edited, published, unpublished or cancelled (the newest `updated_at`, which every save
+    sets), deleted (every deletion retires its id: the newest `retired_at`), or started (the newest
+    start now past). The API search reads it on every request, so each part is one probe of an index
+    (migration 0017), whatever the size of the catalogue; the count of all events would be a pass
+    over one (bench/profiles/README.md)."""
+    now = now or timezone.now()
+    quote = connection.ops.quote_name
+    events, starts = quote(Event._meta.db_table), quote(Event._meta.get_field("starts_at").column)
+    parts = [
+        f"SELECT MAX({quote(Event._meta.get_field('updated_at').column)}) FROM {events}",
+        f"SELECT MAX({starts}) FROM {events} WHERE {starts} <= %s",
+        f"SELECT MAX({quote(RetiredEventId._meta.get_field('retired_at').column)}) "
+        f"FROM {quote(RetiredEventId._meta.db_table)}",
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT " + ", ".join(f"({part})" for part in parts),
+            [connection.ops.adapt_datetimefield_value(now)],
+        )
+        return tuple(cursor.fetchone())
+
+
 def event_revision(*, event_id: str, now: datetime | None = None) -> tuple[Any, ...] | None:
     """What one event's page and answers show of it, as values that change whenever they could: the
     event's own change, its seats (confirmed registrations, offers) and their newest changes, its

@@ -104,7 +104,7 @@ def _conditional_read(
     request: Request, shown: Callable[[], tuple[Any, ...] | None], build: Callable[[], Response]
 ) -> Any:
     """A read of the catalogue answered 304 while what it shows has not changed: `shown()` is what the
-    catalogue or the event says now (`selectors.catalogue_revision`, `event_revision`; None: no such
+    catalogue or the event says now (`selectors.search_revision`, `event_revision`; None: no such
     event, answered by the action), read in one statement before the action. A 304 performs no action
     (no Activity row: the visitor already holds the answer).
 
@@ -170,7 +170,7 @@ class EventSearchApi(APIView):
         summary="Search published upcoming events",
     )
     def get(self, request: Request) -> Response:
-        search = selectors.catalogue_revision
+        search = selectors.search_revision  # what its answer shows: no seats
         return _conditional_read(request, search, lambda: _run(request, "search_events"))
 
 
