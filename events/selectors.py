@@ -106,15 +106,17 @@ def state_version(*, visitor: Visitor) -> int:
 
 
 def catalogue_revision(*, now: datetime | None = None) -> tuple[Any, ...]:
-    """What every search of the catalogue shows, as values that change whenever any answer could: an
-    event created, edited, published, unpublished, cancelled or deleted (the events' count and newest
-    `updated_at`, the newest retired id), one that has started and so left the upcoming ones, a seat
-    taken or freed (the confirmed registrations' count and their newest change), a seat held or given
-    back by the waiting list (the offers' count, the newest offer, end and joining). Conservative: any
-    event's change is every search's. Read before an answer is built, for its ETag (core/conditional.py).
+    """What every search of the catalogue shows, with its seats (the list page's cards), as values
+    that change whenever any answer could: an event created, edited, published, unpublished or
+    cancelled (the newest `updated_at`, which every save sets), deleted (every deletion retires its
+    id: the newest `retired_at`), one that has started and so left the upcoming ones, a seat taken or
+    freed (the confirmed registrations' count and their newest change), a seat held or given back by
+    the waiting list (the offers' count, the newest offer, end and joining). Conservative: any event's
+    change is every search's. Read before an answer is built, for its ETag (core/conditional.py).
 
     One statement, written here rather than in the ORM, whose `aggregate()` reads one table: scalar
-    subqueries that PostgreSQL and SQLite each answer from an index or one pass over a table."""
+    subqueries, the events' from indexes (their newest change: migration 0017), the registrations' and
+    the waiting list's each from one pass over its table."""
     now = now or timezone.now()
     quote = connection.ops.quote_name
 
@@ -127,7 +129,6 @@ def catalogue_revision(*, now: datetime | None = None) -> tuple[Any, ...]:
     events, registrations, entries = table(Event), table(Registration), table(WaitlistEntry)
     starts = column(Event, "starts_at")
     parts = [
-        f"SELECT COUNT(*) FROM {events}",
         f"SELECT MAX({column(Event, 'updated_at')}) FROM {events}",
         f"SELECT MAX({starts}) FROM {events} WHERE {starts} <= %s",
         f"SELECT MAX({column(RetiredEventId, 'retired_at')}) FROM {table(RetiredEventId)}",
