@@ -196,8 +196,8 @@ def require_bodies(result: dict[str, Any], generator: Any, **kwargs: Any) -> dic
     schemas = result.get("components", {}).get("schemas", {})
     for operations in result.get("paths", {}).values():
         for operation in operations.values():
-            request_body = operation.get("requestBody") if isinstance(operation, dict) else None
-            for media in (request_body or {}).get("content", {}).values():
+            request_body: dict[str, Any] = operation.get("requestBody") or {}
+            for media in request_body.get("content", {}).values():
                 component = schemas.get(media.get("schema", {}).get("$ref", "").rpartition("/")[2], {})
                 if component.get("oneOf") and all(choice.get("required") for choice in component["oneOf"]):
                     request_body["required"] = True
@@ -255,7 +255,7 @@ class CsrfSessionScheme(SessionScheme):
         }
 
     def get_security_requirement(self, auto_schema):
-        session = {self.name: []}
+        session: dict[str, list[str]] = {self.name: []}
         return [session, {}] if access(auto_schema).without_account else session
 
 
