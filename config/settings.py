@@ -341,6 +341,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "core.exceptions.api_exception_handler",
     "DEFAULT_PERMISSION_CLASSES": ["core.scopes.TokenScope"],
     "DEFAULT_RENDERER_CLASSES": ["core.renderers.OrjsonRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.negotiation.OneRendererNegotiation",
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",

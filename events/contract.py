@@ -6,9 +6,11 @@ form is built from it, and the WebMCP tool schemas are generated from it.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from django.urls import reverse
+from django.conf import settings
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -99,11 +101,20 @@ class EventSummarySerializer(serializers.Serializer):
         return summaries([event])[0]
 
 
+@functools.lru_cache(maxsize=16)
+def _detail_url_around_id(script_prefix: str, urlconf: Any) -> tuple[str, str]:
+    """An event page's path before and after its id: what `reverse` makes of the URLconf and script
+    prefix it is given, which are all it depends on (kept: `reverse` was half of building a page of
+    summaries)."""
+    sample = "evt-0"  # ids match PUBLIC_ID_PATTERN: nothing in them needs quoting in a path
+    head, tail = reverse("event-detail", kwargs={"event_id": sample}, urlconf=urlconf).split(sample)
+    return head, tail
+
+
 def summaries(events: list) -> list[dict[str, Any]]:
     """EventSummarySerializer's representation of each event, with what is the same for all of them
     (the URL around the id, the visitor's time zone) worked out once."""
-    sample = "evt-0"  # ids match PUBLIC_ID_PATTERN: nothing in them needs quoting in a path
-    head, tail = reverse("event-detail", kwargs={"event_id": sample}).split(sample)
+    head, tail = _detail_url_around_id(get_script_prefix(), get_urlconf() or settings.ROOT_URLCONF)
     zone = timezone.get_current_timezone()
     return [
         {

@@ -6,6 +6,7 @@ describing what is sent."""
 from datetime import timedelta
 
 import pytest
+from django.urls import get_script_prefix, set_script_prefix
 from django.utils import timezone
 from rest_framework import serializers
 
@@ -57,3 +58,18 @@ def test_a_search_answer_is_the_generic_representation_with_its_zero_result_fiel
     assert list(body) == list(expected)
     assert body["stateVersion"] == 7
     assert (body["count"], body["total"]) == ((3, 3) if result.total else (0, 0))
+
+
+@pytest.mark.parametrize("prefix", ["/", "/sub/"])
+def test_an_event_summary_url_follows_the_script_prefix(prefix):
+    """The URL around the id is worked out once per prefix and URLconf: behind a proxy's path the
+    same process answers with that path, as DRF's field would."""
+    event = EventFactory(public_id="evt-fast-prefix")
+    serializer = EventSummarySerializer()
+    before = get_script_prefix()
+    set_script_prefix(prefix)
+    try:
+        assert serializer.to_representation(event) == generic(serializer, event)
+        assert serializer.to_representation(event)["url"].startswith(prefix.rstrip("/") + "/events/")
+    finally:
+        set_script_prefix(before)
