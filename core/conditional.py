@@ -30,7 +30,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils import translation
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.crypto import salted_hmac
@@ -59,22 +59,24 @@ def etag(request: HttpRequest, parts: Iterable[Any]) -> str:
     return salted_hmac("core.conditional.etag", text, algorithm="sha256").hexdigest()[:32]
 
 
-def answer(
+def answer[Built: HttpResponseBase](
     request: HttpRequest,
     validators: Validators,
-    build: Callable[[], HttpResponseBase],
+    build: Callable[[], Built],
     *,
     shared: bool,
     max_age: int | None = None,
     vary: Iterable[str] = (),
-) -> HttpResponseBase:
+) -> Built | HttpResponse:
     """304 when the request's validators still hold; otherwise what `build` makes. A success carries
     the validators; every answer carries `Cache-Control` (`shared`: see the module) and `Vary`.
 
     An answer that is not a success (a 404, the error envelope) gets no validator: there is nothing a
     cache should keep."""
     quoted, seconds = quote_etag(validators.etag), _seconds(validators)
-    response = get_conditional_response(request, etag=quoted, last_modified=seconds)
+    response: Built | HttpResponse | None = get_conditional_response(
+        request, etag=quoted, last_modified=seconds
+    )
     if response is None:
         response = build()
     if 200 <= response.status_code < 300 or response.status_code == 304:
@@ -84,9 +86,9 @@ def answer(
     return cache_headers(response, shared=shared, max_age=max_age, vary=vary)
 
 
-def cache_headers(
-    response: HttpResponseBase, *, shared: bool, max_age: int | None = None, vary: Iterable[str] = ()
-) -> HttpResponseBase:
+def cache_headers[Answer: HttpResponseBase](
+    response: Answer, *, shared: bool, max_age: int | None = None, vary: Iterable[str] = ()
+) -> Answer:
     """`Cache-Control` and `Vary` as the module says (`max_age`: PUBLIC_MAX_AGE unless given); `shared`
     with a max-age of 0 is kept private."""
     max_age = settings.PUBLIC_MAX_AGE if max_age is None else max_age

@@ -118,24 +118,16 @@ def catalogue_revision(*, now: datetime | None = None) -> tuple[Any, ...]:
     subqueries, the events' from indexes (their newest change: migration 0017), the registrations' and
     the waiting list's each from one pass over its table."""
     now = now or timezone.now()
-    quote = connection.ops.quote_name
-
-    def table(model: Any) -> str:
-        return quote(model._meta.db_table)
-
-    def column(model: Any, name: str) -> str:
-        return quote(model._meta.get_field(name).column)
-
-    events, registrations, entries = table(Event), table(Registration), table(WaitlistEntry)
-    starts = column(Event, "starts_at")
+    events, registrations, entries = _table(Event), _table(Registration), _table(WaitlistEntry)
+    starts = _column(Event, "starts_at")
     parts = [
-        f"SELECT MAX({column(Event, 'updated_at')}) FROM {events}",
+        f"SELECT MAX({_column(Event, 'updated_at')}) FROM {events}",
         f"SELECT MAX({starts}) FROM {events} WHERE {starts} <= %s",
-        f"SELECT MAX({column(RetiredEventId, 'retired_at')}) FROM {table(RetiredEventId)}",
-        f"SELECT COUNT(*) FROM {registrations} WHERE {column(Registration, 'status')} = %s",
-        f"SELECT MAX({column(Registration, 'updated_at')}) FROM {registrations}",
-        f"SELECT COUNT(*) FROM {entries} WHERE {column(WaitlistEntry, 'status')} = %s",
-        *(f"SELECT MAX({column(WaitlistEntry, name)}) FROM {entries}" for name in WAITLIST_TIMES),
+        f"SELECT MAX({_column(RetiredEventId, 'retired_at')}) FROM {_table(RetiredEventId)}",
+        f"SELECT COUNT(*) FROM {registrations} WHERE {_column(Registration, 'status')} = %s",
+        f"SELECT MAX({_column(Registration, 'updated_at')}) FROM {registrations}",
+        f"SELECT COUNT(*) FROM {entries} WHERE {_column(WaitlistEntry, 'status')} = %s",
+        *(f"SELECT MAX({_column(WaitlistEntry, name)}) FROM {entries}" for name in WAITLIST_TIMES),
     ]
     params = [
         connection.ops.adapt_datetimefield_value(now),
@@ -151,6 +143,16 @@ def catalogue_revision(*, now: datetime | None = None) -> tuple[Any, ...]:
 WAITLIST_TIMES = ("joined_at", "offered_at", "ended_at")
 
 
+def _table(model: Any) -> str:
+    """A model's table, quoted for the revisions' statements."""
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _column(model: Any, name: str) -> str:
+    """A model field's column, quoted for the revisions' statements."""
+    return connection.ops.quote_name(model._meta.get_field(name).column)
+
+
 def search_revision(*, now: datetime | None = None) -> tuple[Any, ...]:
     """What an API search's answer shows of the catalogue: `catalogue_revision` without the seats,
     which its summaries do not carry, as values that change whenever the answer could: an event
@@ -160,13 +162,11 @@ def search_revision(*, now: datetime | None = None) -> tuple[Any, ...]:
     (migration 0017), whatever the size of the catalogue; the count of all events would be a pass
     over one (bench/profiles/README.md)."""
     now = now or timezone.now()
-    quote = connection.ops.quote_name
-    events, starts = quote(Event._meta.db_table), quote(Event._meta.get_field("starts_at").column)
+    events, starts = _table(Event), _column(Event, "starts_at")
     parts = [
-        f"SELECT MAX({quote(Event._meta.get_field('updated_at').column)}) FROM {events}",
+        f"SELECT MAX({_column(Event, 'updated_at')}) FROM {events}",
         f"SELECT MAX({starts}) FROM {events} WHERE {starts} <= %s",
-        f"SELECT MAX({quote(RetiredEventId._meta.get_field('retired_at').column)}) "
-        f"FROM {quote(RetiredEventId._meta.db_table)}",
+        f"SELECT MAX({_column(RetiredEventId, 'retired_at')}) FROM {_table(RetiredEventId)}",
     ]
     with connection.cursor() as cursor:
         cursor.execute(

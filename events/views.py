@@ -18,7 +18,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import ResolverMatch, resolve, reverse
@@ -70,7 +70,7 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @require_GET
-def event_list(request: HtmxHttpRequest) -> HttpResponseBase:
+def event_list(request: HtmxHttpRequest) -> HttpResponse:
     """The list, answered 304 while the catalogue has not changed since the visitor's copy."""
     visitor = visitor_from_request(request)
     catalogue = selectors.catalogue_revision()
@@ -173,7 +173,7 @@ def _from_query(form: EventSearchForm) -> QueryDict:
 
 
 @require_GET
-def event_detail(request: HtmxHttpRequest, event_id: str) -> HttpResponseBase:
+def event_detail(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
     """The event's page, answered 304 while neither the event nor the visitor's state has changed."""
     visitor = visitor_from_request(request)
     event = selectors.event_revision(event_id=event_id)
@@ -367,7 +367,7 @@ def _conditional_page(
     visitor: Visitor,
     shown: tuple[Any, ...],
     build: Callable[[int], HttpResponse],
-) -> HttpResponseBase:
+) -> HttpResponse:
     """A page's GET answered 304 while nothing it shows has changed: `shown` is what the catalogue or
     the event says now (`selectors.catalogue_revision`, `event_revision`), read before anything is
     drawn; `build(state_version)` draws the page otherwise.

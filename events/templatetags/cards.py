@@ -63,6 +63,8 @@ def event_card(context: template.Context, event: Any, saved_ids: Any) -> SafeStr
     cache = caches[settings.PAGE_CACHE]
     html = cache.get(key)
     if html is None:
+        if context.template is None:
+            raise template.TemplateSyntaxError("event_card is drawn inside a template")
         card = context.template.engine.get_template(CARD_TEMPLATE)
         with context.push(event=event, saved_ids=saved_ids):
             html = card.render(context)
