@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection
-from django.db.models import Exists, Func, IntegerField, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import (
+    DateTimeField,
+    Exists,
+    F,
+    Func,
+    IntegerField,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
 from django.utils import timezone
 
 from core.errors import AuthRequired
@@ -49,6 +60,9 @@ class SearchResult:
     limit: int
     offset: int
     saved_ids: frozenset[str] = field(default_factory=frozenset)
+    #: `search_revision` as the page's own statement read it (`with_revision=True` and a page that is
+    #: not empty); None otherwise.
+    revision: tuple[str | None, ...] | None = None
 
     @property
     def count(self) -> int:
@@ -173,7 +187,39 @@ def search_revision(*, now: datetime | None = None) -> tuple[Any, ...]:
             "SELECT " + ", ".join(f"({part})" for part in parts),
             [connection.ops.adapt_datetimefield_value(now)],
         )
-        return tuple(cursor.fetchone())
+        return _instants(cursor.fetchone())
+
+
+#: `search_revision`'s values as the API search's page statement reads them beside its rows
+#: (`search_events(with_revision=True)`): a 200 needs no statement of its own for its ETag.
+REVISION_FIELDS = ("revision_changed", "revision_started", "revision_retired")
+
+
+def _revision_columns(now: datetime) -> dict[str, Subquery]:
+    """`search_revision`'s three parts as scalar subqueries of a page statement, in its order."""
+
+    def newest(rows: QuerySet, name: str) -> Subquery:
+        latest = Func(F(name), function="MAX", output_field=DateTimeField())
+        return Subquery(rows.order_by().annotate(newest=latest).values("newest"))
+
+    return {
+        "revision_changed": newest(Event.objects.all(), "updated_at"),
+        "revision_started": newest(Event.objects.filter(starts_at__lte=now), "starts_at"),
+        "revision_retired": newest(RetiredEventId.objects.all(), "retired_at"),
+    }
+
+
+def _instants(values: Iterable[Any]) -> tuple[str | None, ...]:
+    """Moments as one text whichever way they were read: a raw cursor gives SQLite's text, the ORM
+    an aware datetime; a revision read alone and one read with a page must give the same ETag."""
+    instants: list[str | None] = []
+    for value in values:
+        if value is None:
+            instants.append(None)
+            continue
+        moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+        instants.append((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC).isoformat())
+    return tuple(instants)
 
 
 def event_revision(*, event_id: str, now: datetime | None = None) -> tuple[Any, ...] | None:
@@ -236,6 +282,7 @@ def search_events(
     limit: int = DEFAULT_PAGE_SIZE,
     offset: int = 0,
     with_seats: bool = False,
+    with_revision: bool = False,
 ) -> SearchResult:
     """Published, upcoming events matching every given condition, ordered by start.
 
@@ -245,7 +292,8 @@ def search_events(
     `with_seats=True` gives the pages' cards full events with their seat counts. Otherwise the page
     is `SUMMARY_FIELDS` rows (named tuples), all the API's and the tools' answers carry: the seat
     subqueries and whole model instances were most of an API search's time
-    (bench/profiles/README.md).
+    (bench/profiles/README.md). `with_revision=True` reads `search_revision` in the same statement
+    (the API search's ETag), into `SearchResult.revision` when the page has a row.
     """
     query = (query or "").strip()  # bounds are the input serializer's (EventSearchPageInput)
     filters = {
@@ -257,7 +305,7 @@ def search_events(
     column = None
     if owner := saved_owner(visitor):
         [(column, values["owner"])] = owner.items()
-    shape = (limit, offset, column)
+    shape: tuple[Any, ...] = (limit, offset, column)
     # Deep pages are rare: each would only take a place in the cache from a common one.
     cached = offset <= MAX_CACHED_OFFSET
     page: list
@@ -265,6 +313,7 @@ def search_events(
         rows = CARD_PAGE.rows(shape, values) if cached else list(_card_page(shape, values))
         page = [_event_of(row) for row in rows]
     else:
+        shape = (*shape, with_revision)
         page = SUMMARY_PAGE.rows(shape, values) if cached else list(_summary_page(shape, values))
     total = (
         page[0].total_matching
@@ -279,6 +328,9 @@ def search_events(
         limit=limit,
         offset=offset,
         saved_ids=frozenset(event.public_id for event in page if getattr(event, "visitor_saved", False)),
+        revision=_instants(getattr(page[0], name) for name in REVISION_FIELDS)
+        if with_revision and page and not with_seats
+        else None,
     )
 
 
@@ -358,14 +410,19 @@ def _page(annotated, events, *, owner: dict[str, object] | None):
 
 def _summary_page(shape: Any, values: Mapping[str, Any]) -> QuerySet:
     """The API's and the tools' search page: `SUMMARY_FIELDS` rows, the total and, for an owner of
-    saves, `visitor_saved`. `shape` is (limit, offset, owner column or None)."""
-    limit, offset, owner_column = shape
+    saves, `visitor_saved`, and with a revision, `REVISION_FIELDS`. `shape` is (limit, offset, owner
+    column or None, with a revision)."""
+    limit, offset, owner_column, with_revision = shape
     filters = {name: values[name] for name in ("location", "price", "level") if name in values}
     events = _matching(now=values["now"], query=values.get("query", ""), filters=filters)
     owner = {owner_column: values["owner"]} if owner_column else None
     saved = ("visitor_saved",) if owner else ()
     page = _page(events, events, owner=owner)
-    return page.values_list(*SUMMARY_FIELDS, *saved, "total_matching", named=True)[offset : offset + limit]
+    revision: tuple[str, ...] = ()
+    if with_revision:
+        page, revision = page.annotate(**_revision_columns(values["now"])), REVISION_FIELDS
+    fields = (*SUMMARY_FIELDS, *saved, "total_matching", *revision)
+    return page.values_list(*fields, named=True)[offset : offset + limit]
 
 
 SUMMARY_PAGE = StatementCache(_summary_page)

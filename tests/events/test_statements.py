@@ -59,9 +59,10 @@ def orm_rows(shape, values):
     limit=st.integers(1, 6),
     offset=st.integers(0, 16),
     saved_by=st.booleans(),
+    with_revision=st.booleans(),
 )
 def test_the_compiled_statement_answers_what_the_orm_answers(
-    catalogue, query, location, level, limit, offset, saved_by
+    catalogue, query, location, level, limit, offset, saved_by, with_revision
 ):
     values = {"now": timezone.now()}
     for name, value in (("query", query), ("location", location), ("level", level)):
@@ -70,13 +71,13 @@ def test_the_compiled_statement_answers_what_the_orm_answers(
     owner = ("user_id", catalogue.pk) if saved_by else None
     if owner:
         values["owner"] = owner[1]
-    shape = (limit, offset, owner[0] if owner else None)
+    shape = (limit, offset, owner[0] if owner else None, with_revision)
     assert SUMMARY_PAGE.rows(shape, values) == orm_rows(shape, values)
 
 
 def test_like_patterns_are_escaped_as_the_orm_escapes_them(catalogue):
     now = timezone.now()
-    shape = (10, 0, None)
+    shape = (10, 0, None, False)
     for query, expected in (("100%", 3), ("10_%", 3), ("back\\slash", 3), ("%", 6), ("0_", 3)):
         rows = SUMMARY_PAGE.rows(shape, {"now": now, "query": query})
         assert len(rows) == expected, query
@@ -85,7 +86,7 @@ def test_like_patterns_are_escaped_as_the_orm_escapes_them(catalogue):
 
 def test_one_statement_and_rows_named_like_values_list(catalogue):
     with CaptureQueriesContext(connection) as captured:
-        rows = SUMMARY_PAGE.rows((5, 0, "user_id"), {"now": timezone.now(), "owner": catalogue.pk})
+        rows = SUMMARY_PAGE.rows((5, 0, "user_id", False), {"now": timezone.now(), "owner": catalogue.pk})
     assert len(captured) == 1
     first = rows[0]
     assert first._fields == (
@@ -135,8 +136,9 @@ def test_deep_pages_are_left_to_the_orm_and_take_no_place_in_the_cache(catalogue
 
 @pytest.mark.parametrize("query", [None, "Django", "10_%", "工作坊", "%"])
 @pytest.mark.parametrize("saved_by", [False, True])
+@pytest.mark.parametrize("with_revision", [False, True])
 def test_the_production_path_without_verification_answers_what_the_orm_answers(
-    settings, catalogue, query, saved_by
+    settings, catalogue, query, saved_by, with_revision
 ):
     """What the site runs: the cached statement alone, never compared with the ORM as it runs."""
     settings.STATEMENT_CACHE_VERIFY = False
@@ -144,7 +146,7 @@ def test_the_production_path_without_verification_answers_what_the_orm_answers(
     owner = ("user_id", catalogue.pk) if saved_by else None
     if owner:
         values["owner"] = owner[1]
-    shape = (5, 0, owner[0] if owner else None)
+    shape = (5, 0, owner[0] if owner else None, with_revision)
     first = SUMMARY_PAGE.rows(shape, values)  # compiles the shape
     assert first == orm_rows(shape, values)
     assert SUMMARY_PAGE.rows(shape, values) == first  # and then only binds its values
