@@ -37,8 +37,12 @@ PROFILES: dict[str, dict[str, Any]] = {
         "scale_rounds": 5,
         "scale_slice_s": 3.0,
         "browser_rounds": 15,  # the browser figures vary with frame timing: a steadier median
-        "users": 500,
+        "users": 2000,
         "capacity": 50,
+        "rush_events": 4,
+        "rush_connections": 64,
+        "visitor_rate": 10,
+        "idle_s": 8.0,
         "dashboard_activity": 1_000_000,
         "dashboard_requests": 20,
         "time_limit_s": 1800,
@@ -54,8 +58,12 @@ PROFILES: dict[str, dict[str, Any]] = {
         "scale_rounds": 2,
         "scale_slice_s": 2.0,
         "browser_rounds": 2,
-        "users": 100,
+        "users": 300,
         "capacity": 10,
+        "rush_events": 2,
+        "rush_connections": 64,
+        "visitor_rate": 10,
+        "idle_s": 3.0,
         "dashboard_activity": 1_000_000,  # the figure is about this size: quick keeps it (~20 s to fill)
         "dashboard_requests": 5,
         "time_limit_s": 900,
@@ -88,6 +96,8 @@ def prepare(session: Session, profile: dict, *, scale: bool, dashboard: bool = F
             str(profile["users"]),
             "--capacity",
             str(profile["capacity"]),
+            "--rush-events",
+            str(profile["rush_events"]),
         ],
         "small": ["--events", str(profile["scale_small"])],
         "large": ["--events", str(profile["scale_large"])],
@@ -132,7 +142,7 @@ def measure(session: Session, profile: dict, only: set[str]) -> dict:
     if "browser" in only:
         figures["browser"] = browser.measure(main, profile)
     if "contention" in only:
-        figures["contention"] = contention.measure(main, session, urls["main"])
+        figures["contention"] = contention.measure(main, session, urls["main"], profile)
     main.stop()
     if "waitlist" in only:
         figures["waitlist"] = waitlist.measure(session, urls["main"])

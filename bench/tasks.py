@@ -2,7 +2,7 @@
 
     python -m bench.tasks populate --events 10000 --demo --contention-file FILE
     python -m bench.tasks queries
-    python -m bench.tasks contention-check --event evt-bench-contention
+    python -m bench.tasks contention-check --event evt-bench-contention evt-bench-contention-2
     python -m bench.tasks waitlist-race
     python -m bench.tasks populate --events 0 --activity 1000000 --eval-runs 12
     python -m bench.tasks dashboard --requests 20
@@ -44,6 +44,7 @@ from events import demo_data  # noqa: E402
 from events.activity import recount  # noqa: E402
 from events.choices import EventStatus, Level, Location, Price, RegistrationStatus  # noqa: E402
 from events.models import Activity, ActivityCount, Event, Registration, SavedEvent  # noqa: E402
+from events.services.ledger import recount_seats  # noqa: E402
 
 User = get_user_model()
 
@@ -147,21 +148,24 @@ def populate(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def contention_setup(args: argparse.Namespace) -> dict[str, Any]:
-    """A 50-seat event and 500 users, each signed in by a session created here (no password login)."""
+    """`--rush-events` events of `--capacity` seats and `--users` users, each signed in by a session
+    created here (no password login)."""
     starts_at = timezone.now() + timedelta(days=30)
-    event = Event(
-        public_id=CONTENTION_EVENT,
-        title="Bench: the last seats",
-        summary="Fifty seats, five hundred people.",
-        starts_at=starts_at,
-        ends_at=starts_at + timedelta(hours=2),
-        location=Location.TAIPEI,
-        level=Level.BEGINNER,
-        capacity=args.capacity,
-        status=EventStatus.PUBLISHED,
-    )
-    event.full_clean()
-    event.save()
+    rush_ids = [CONTENTION_EVENT, *(f"{CONTENTION_EVENT}-{n}" for n in range(2, args.rush_events + 1))]
+    for public_id in rush_ids:
+        event = Event(
+            public_id=public_id,
+            title="Bench: the last seats",
+            summary=f"{args.capacity} seats, {args.users} people.",
+            starts_at=starts_at,
+            ends_at=starts_at + timedelta(hours=2),
+            location=Location.TAIPEI,
+            level=Level.BEGINNER,
+            capacity=args.capacity,
+            status=EventStatus.PUBLISHED,
+        )
+        event.full_clean()
+        event.save()
     unusable = make_password(None)
     users = User.objects.bulk_create(
         [
@@ -182,6 +186,7 @@ def contention_setup(args: argparse.Namespace) -> dict[str, Any]:
         json.dump(
             {
                 "event": CONTENTION_EVENT,
+                "events": rush_ids,
                 "capacity": args.capacity,
                 "session_cookie": settings.SESSION_COOKIE_NAME,
                 "csrf_cookie": settings.CSRF_COOKIE_NAME,
@@ -193,16 +198,24 @@ def contention_setup(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def contention_check(args: argparse.Namespace) -> dict[str, Any]:
-    """What the database says after the rush: confirmed seats and every recorded outcome."""
-    event = Event.objects.get(public_id=args.event)
+    """What the database says after the rushes, per event: confirmed seats, the seat counter and every
+    recorded outcome."""
+    return {"events": [_rush_stored(public_id) for public_id in args.event]}
+
+
+def _rush_stored(public_id: str) -> dict[str, Any]:
+    event = Event.objects.with_seats().get(public_id=public_id)
     registrations = Registration.objects.filter(event=event)
     outcomes = Activity.objects.filter(action="register_event", event=event).values_list("outcome", flat=True)
     counted: dict[str, int] = {}
     for outcome in outcomes:
         counted[outcome] = counted.get(outcome, 0) + 1
     return {
+        "event": public_id,
         "capacity": event.capacity,
         "confirmed": registrations.filter(status=RegistrationStatus.CONFIRMED).count(),
+        "seats_taken": event.seats_taken,
+        "seats_counted": event.confirmed_count + event.held_count,
         "rows": registrations.count(),
         "distinct_users": registrations.values("user").distinct().count(),
         "activity_outcomes": counted,
@@ -268,6 +281,7 @@ def events_with_registrations(tag: str, registrations: int, others: list) -> Eve
     Registration.objects.bulk_create(
         [Registration(user=user, event=event) for user in others[:registrations]]
     )
+    recount_seats(Event.objects.filter(pk=event.pk))  # a bulk load: the seat counter as the site keeps it
     return event
 
 
@@ -600,6 +614,7 @@ def main(argv: list[str]) -> None:
     )
     fill.add_argument("--users", type=int, default=500)
     fill.add_argument("--capacity", type=int, default=50)
+    fill.add_argument("--rush-events", type=int, default=1, help="events of --capacity seats for the rush")
     fill.add_argument("--activity", type=int, default=0, help="Activity rows over the last 60 days")
     fill.add_argument("--eval-runs", type=int, default=0, help="eval runs (smoke, both paths)")
     commands.add_parser("queries")
@@ -607,7 +622,7 @@ def main(argv: list[str]) -> None:
     page = commands.add_parser("dashboard")
     page.add_argument("--requests", type=int, default=20)
     check = commands.add_parser("contention-check")
-    check.add_argument("--event", default=CONTENTION_EVENT)
+    check.add_argument("--event", nargs="+", default=[CONTENTION_EVENT])
     args = parser.parse_args(argv)
     result = COMMANDS[args.command](args)
     sys.stdout.write("\n" + json.dumps(result, ensure_ascii=False) + "\n")

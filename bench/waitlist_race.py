@@ -28,6 +28,7 @@ from events import actions, services
 from events.choices import EventStatus, Level, Location, RegistrationStatus, WaitlistStatus
 from events.errors import EventFull
 from events.models import Event, Registration, WaitlistEntry
+from events.services.ledger import recount_seats
 
 THREADS_PER_ROLE = 8
 COUNT_SEATS = """
@@ -207,6 +208,7 @@ def _setup(tag: str, *, capacity: int, waiting: int, outsiders: int):
         users[capacity + waiting :],
     )
     Registration.objects.bulk_create([Registration(user=user, event=event) for user in holders])
+    recount_seats(Event.objects.filter(pk=event.pk))  # a bulk load: the seat counter as the site keeps it
     for user in queue:  # one at a time: the queue's order is the order of joining
         actions.call("join_waitlist", visitor=Visitor(user=user), channel="api", event_id=event.public_id)
     return event, holders, queue, others
@@ -221,6 +223,7 @@ def _verdict(event: Event, *, queue_order: list[int], capacity: int, cancellatio
     held = sum(entry.status == WaitlistStatus.OFFERED for entry in entries.values())
     claimed = sum(entry.status == WaitlistStatus.CLAIMED for entry in entries.values())
     confirmed = Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).count()
+    seats_taken = Event.objects.values_list("seats_taken", flat=True).get(pk=event.pk)
     result = {
         "capacity": capacity,
         "cancellations": cancellations,
@@ -229,6 +232,7 @@ def _verdict(event: Event, *, queue_order: list[int], capacity: int, cancellatio
         "expired": expired,
         "held": held,
         "confirmed": confirmed,
+        "seats_taken": seats_taken,  # the event's seat counter: equal to confirmed plus held
         "max_confirmed_plus_held": seen["max_seen"],
         "oversold": max(0, seen["max_seen"] - capacity, confirmed + held - capacity),
         "in_queue_order": in_order,
@@ -242,6 +246,7 @@ def _verdict(event: Event, *, queue_order: list[int], capacity: int, cancellatio
     result["ok"] = (
         result["oversold"] == 0
         and confirmed + held == capacity  # every freed seat is taken or held: none lost
+        and seats_taken == confirmed + held
         and len(offered) == cancellations + expired  # each freed seat offered once, again after expiry
         and claimed == seen["claims"]
         and in_order

@@ -1,69 +1,221 @@
-"""Concurrent registrations: one POST per signed-in user for the last seats, released together."""
+"""A registration rush on popular events, beside the API search and another visitor's pages.
+
+Each rush event has `capacity` seats and every signed-in person of the setup (`users`, distinct, each
+with a session made in setup) sends one `POST /api/events/<id>/registration` to it, `rush_connections`
+at a time. Right next to each rush, alternating (S R R S …), the same client sends the API search at
+the same number of connections for `slice_s`, so attempts/s ÷ searches/s is measured side by side.
+Meanwhile another visitor opens `/events/` at a low steady rate (bench/sampler.py, its own process):
+its p99 during the rushes is compared with its p99 on the idle server, measured first.
+"""
 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import time
+from typing import Any
 
 from bench import load
-from bench.infra import Server, log
+from bench.figures.throughput import SEARCH_PATH
+from bench.infra import PYTHON, ROOT, BenchError, Server, http_get, log
 from bench.session import Session
 from bench.tables import verdict
 
 NAME = "contention"
-TARGETS: dict[str, float] = {}
+TARGETS = {"rush_search_ratio": 0.5, "visitor_p99_ratio": 3.0}
 CONTENTION_PATH = "/api/events/{event}/registration"
+VISITOR_PATH = "/events/"
 
 
-def measure(server: Server, session: Session, url: str) -> dict:
+def measure(server: Server, session: Session, url: str, profile: dict) -> dict:
     setup = json.loads((session.workdir / "sessions.json").read_text())
-    sessions = setup["sessions"]
-    log(f"contention: {len(sessions)} concurrent registrations for {setup['capacity']} seats")
-    logged_before = len(server.errors_logged())
-    answered = load.rush(
-        port=server.port,
-        path=CONTENTION_PATH.format(event=setup["event"]),
-        sessions=sessions,
-        session_cookie=setup["session_cookie"],
-        csrf_cookie=setup["csrf_cookie"],
+    events, sessions, connections = setup["events"], setup["sessions"], profile["rush_connections"]
+    log(
+        f"contention: {len(events)} rushes of {len(sessions)} registrations for {setup['capacity']} seats, "
+        f"{connections} connections, alternating with the API search; /events/ at "
+        f"{profile['visitor_rate']:g}/s beside them"
     )
-    stored = session.task(url, "contention-check", "--event", setup["event"], timeout=120)
-    statuses = answered["statuses"]
-    created = statuses.get("201", 0)
-    server_errors = sum(count for status, count in statuses.items() if int(status) == 0 or int(status) >= 500)
-    result = {
-        **answered,
-        "capacity": setup["capacity"],
-        "created": created,
-        "confirmed": stored["confirmed"],
-        "oversold": max(0, stored["confirmed"] - setup["capacity"]),
-        "server_errors": server_errors,
-        "event_full": answered["reasons"].get("EVENT_FULL", 0),
-        "stored": stored,
-        "server_errors_logged": server.errors_logged()[logged_before:][:10],
+    port = server.port
+    search = [load.request_bytes("GET", SEARCH_PATH, port=port, headers={"Accept": "application/json"})]
+    for path in (SEARCH_PATH, VISITOR_PATH):  # warm: the first answers compile and fill caches
+        status, body = http_get(server.base_url + path)
+        if status != 200:
+            raise BenchError(f"{path} answered {status}: {body[:300]!r}")
+    load.closed_loop(port=port, requests=search, connections=connections, seconds=profile["warmup_s"])
+    logged_before = len(server.errors_logged())
+    windows: dict[str, list[tuple[float, float]]] = {"idle": [], "search": [], "rush": []}
+    rushes: list[dict[str, Any]] = []
+    searches: list[dict[str, Any]] = []
+    visitor = subprocess.Popen(
+        [
+            *(PYTHON, "-m", "bench.sampler", "--port", str(port)),
+            *("--path", VISITOR_PATH, "--rate", str(profile["visitor_rate"])),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        time.sleep(0.5)  # the sampler's interpreter starts
+        began = time.time()
+        time.sleep(profile["idle_s"])
+        windows["idle"].append((began, time.time()))
+        for index, event in enumerate(events):
+            for side in ("search", "rush") if index % 2 == 0 else ("rush", "search"):
+                began = time.time()
+                if side == "search":
+                    answered = load.closed_loop(
+                        port=port, requests=search, connections=connections, seconds=profile["slice_s"]
+                    )
+                    searches.append(answered)
+                else:
+                    requests = load.registration_requests(
+                        port=port,
+                        path=CONTENTION_PATH.format(event=event),
+                        sessions=sessions,
+                        session_cookie=setup["session_cookie"],
+                        csrf_cookie=setup["csrf_cookie"],
+                    )
+                    answered = load.closed_loop(port=port, requests=requests, connections=connections)
+                    rushes.append({"event": event, **answered})
+                windows[side].append((began, time.time()))
+                log(
+                    f"  {side:>6}: {answered['rate']:7.1f} req/s  p50 {answered['p50_ms']:6.1f} ms  "
+                    f"p99 {answered['p99_ms']:6.1f} ms  {answered['statuses']}"
+                )
+    finally:
+        visitor.send_signal(signal.SIGTERM)
+        out, _ = visitor.communicate(timeout=60)
+    samples = [json.loads(line) for line in out.splitlines() if line.strip()]
+    stored = session.task(url, "contention-check", "--event", *events, timeout=120)["events"]
+    logged = server.errors_logged()[logged_before:]
+    return _figure(setup, connections, rushes, searches, samples, windows, stored, logged)
+
+
+def _figure(
+    setup: dict,
+    connections: int,
+    rushes: list[dict],
+    searches: list[dict],
+    samples: list[dict],
+    windows: dict[str, list[tuple[float, float]]],
+    stored: list[dict],
+    logged: list[str],
+) -> dict:
+    capacity, attempts = setup["capacity"], len(setup["sessions"])
+    by_event = {row["event"]: row for row in stored}
+    per_event = []
+    for rush in rushes:
+        db, statuses = by_event[rush["event"]], rush["statuses"]
+        server_errors = sum(
+            count for status, count in statuses.items() if int(status) == 0 or int(status) >= 500
+        )
+        per_event.append(
+            {
+                "event": rush["event"],
+                "created": statuses.get("201", 0),
+                "event_full": rush["reasons"].get("EVENT_FULL", 0),
+                "server_errors": server_errors,
+                "confirmed": db["confirmed"],
+                "rows": db["rows"],
+                "counter_right": db["seats_taken"] == db["seats_counted"],
+                "oversold": max(0, db["confirmed"] - capacity),
+            }
+        )
+    rush_rate = sum(r["requests"] for r in rushes) / sum(r["seconds"] for r in rushes)
+    search_rate = sum(s["requests"] for s in searches) / sum(s["seconds"] for s in searches)
+    visitor = {side: _visitor(samples, spans) for side, spans in windows.items()}
+    figure = {
+        "attempts": attempts,
+        "capacity": capacity,
+        "events": len(rushes),
+        "connections": connections,
+        "per_event": per_event,
+        "confirmed": sorted({row["confirmed"] for row in per_event}),
+        "oversold": sum(row["oversold"] for row in per_event),
+        "server_errors": sum(row["server_errors"] for row in per_event) + len(logged),
+        "attempts_per_s": round(rush_rate, 1),
+        "search_per_s": round(search_rate, 1),
+        "rush_search_ratio": round(rush_rate / search_rate, 3),
+        "visitor": visitor,
+        "visitor_p99_ratio": round(visitor["rush"]["p99_ms"] / visitor["idle"]["p99_ms"], 2)
+        if visitor["idle"]["p99_ms"]
+        else None,
+        "rushes": rushes,
+        "searches": searches,
+        "server_errors_logged": logged[:10],
     }
-    result["ok"] = (
-        stored["confirmed"] == setup["capacity"] == created
-        and stored["rows"] == setup["capacity"]
-        and server_errors == 0
-        and not result["server_errors_logged"]
-        and result["event_full"] == len(sessions) - setup["capacity"]
+    figure["ok"] = (
+        all(
+            row["confirmed"] == row["created"] == row["rows"] == capacity
+            and row["event_full"] == attempts - capacity
+            and row["server_errors"] == 0
+            and row["counter_right"]
+            for row in per_event
+        )
+        and not logged
+        and all(s["statuses"].keys() == {"200"} for s in searches)
+        and all(v["failed"] == 0 for v in visitor.values())
     )
     log(
-        f"  {created} created, {stored['confirmed']} confirmed, {result['event_full']} EVENT_FULL, "
-        f"{server_errors} 5xx, {answered['attempts_per_s']} attempts/s"
+        f"  {figure['attempts_per_s']} attempts/s vs {figure['search_per_s']} searches/s "
+        f"({figure['rush_search_ratio']}); /events/ p99 {visitor['rush']['p99_ms']} ms in the rushes, "
+        f"{visitor['idle']['p99_ms']} ms idle; confirmed {figure['confirmed']}, {figure['server_errors']} 5xx"
     )
-    return result
+    return figure
+
+
+def _visitor(samples: list[dict], spans: list[tuple[float, float]]) -> dict:
+    """The other visitor's answers that began in `spans`."""
+    inside = [s for s in samples if any(start <= s["t"] < end for start, end in spans)]
+    latencies = sorted(s["ms"] for s in inside)
+    return {
+        "samples": len(inside),
+        "failed": sum(1 for s in inside if s["status"] != 200),
+        "p50_ms": round(load.percentile(latencies, 50), 1),
+        "p99_ms": round(load.percentile(latencies, 99), 1),
+        "max_ms": round(latencies[-1], 1) if latencies else 0.0,
+    }
 
 
 def rows(c: dict) -> list[tuple[str, str, str, str]]:
+    rush, idle = c["visitor"]["rush"], c["visitor"]["idle"]
+    confirmed = ", ".join(str(n) for n in c["confirmed"])
     return [
         (
-            f"{c['attempts']} concurrent registrations, {c['capacity']} seats",
-            f"{c['confirmed']} confirmed, {c['oversold']} oversold, {c['server_errors']} 5xx; "
+            f"registration rush: {c['attempts']:,} people, {c['capacity']} seats, "
+            f"{c['connections']} connections (× {c['events']} events)",
+            f"{confirmed} confirmed, {c['oversold']} oversold, {c['server_errors']} 5xx; "
             f"{c['attempts_per_s']:.0f} attempts/s",
             f"exactly {c['capacity']}, 0, 0",
             verdict(c["ok"]),
-        )
+        ),
+        (
+            "rush attempts/s ÷ API search throughput, same connections",
+            f"{c['rush_search_ratio']:.2f} ({c['attempts_per_s']:.0f} vs {c['search_per_s']:.0f} req/s)",
+            f"≥ {TARGETS['rush_search_ratio']}",
+            verdict(c["rush_search_ratio"] >= TARGETS["rush_search_ratio"] and c["ok"]),
+        ),
+        (
+            "/events/ p99 for another visitor, during the rush ÷ idle",
+            f"{c['visitor_p99_ratio']:.2f} ({rush['p99_ms']:.0f} vs {idle['p99_ms']:.0f} ms; "
+            f"{rush['samples']} and {idle['samples']} requests)",
+            f"≤ {TARGETS['visitor_p99_ratio']:.0f}",
+            verdict(
+                c["visitor_p99_ratio"] is not None and c["visitor_p99_ratio"] <= TARGETS["visitor_p99_ratio"]
+            ),
+        ),
+    ]
+
+
+def notes(c: dict) -> list[str]:
+    search = c["visitor"]["search"]
+    return [
+        f"rush: /events/ p99 beside the API search at the same connections {search['p99_ms']:.0f} ms "
+        f"({search['samples']} requests); the rushes' own p99 "
+        + ", ".join(f"{r['p99_ms']:.0f}" for r in c["rushes"])
+        + " ms"
     ]
 
 
@@ -71,6 +223,6 @@ def failures(c: dict) -> list[str]:
     if c["ok"]:
         return []
     return [
-        f"contention: {c['confirmed']} confirmed for {c['capacity']} seats, "
-        f"{c['server_errors']} 5xx, statuses {c['statuses']}"
+        f"contention: confirmed {c['confirmed']} for {c['capacity']} seats, {c['server_errors']} 5xx, "
+        f"per event {c['per_event']}, logged {c['server_errors_logged'][:2]}"
     ]

@@ -19,13 +19,15 @@ when the same read found it equal to the rows' count (`SeatState.counter_right`)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Exists, F, OuterRef, Q, Subquery
+from django.db import DEFAULT_DB_ALIAS
+from django.db.models import Exists, F, OuterRef, Q, QuerySet, Subquery
 
+from core.statements import StatementCache
 from core.visitors import Visitor
 
 from .. import policies, tasks
@@ -73,15 +75,16 @@ def settled_seat_state(event: Event, visitor: Visitor, *, now: datetime) -> Seat
     return seats
 
 
-STATE_FIELDS = (
-    *("confirmed_count", "held_count", "seats_taken", "anyone_waiting", "offer_due", "joined_by_now"),
+STATE_ANNOTATIONS = (
+    *("confirmed_count", "held_count", "anyone_waiting", "offer_due", "joined_by_now"),
     *("active_id", "newest_id", "entry_id", "entry_status"),
 )
+STATE_FIELDS = (*STATE_ANNOTATIONS, "seats_taken")
 
 
-def _with_seat_state(events: EventQuerySet, visitor: Visitor, now: datetime) -> EventQuerySet:
-    mine = Registration.objects.filter(event=OuterRef("pk"), user=visitor.user).order_by("-updated_at", "-id")
-    entry = WaitlistEntry.objects.filter(event=OuterRef("pk"), user=visitor.user, status__in=ACTIVE_WAITLIST)
+def _with_seat_state(events: EventQuerySet, user_id: int | None, now: datetime) -> EventQuerySet:
+    mine = Registration.objects.filter(event=OuterRef("pk"), user_id=user_id).order_by("-updated_at", "-id")
+    entry = WaitlistEntry.objects.filter(event=OuterRef("pk"), user_id=user_id, status__in=ACTIVE_WAITLIST)
     return events.with_seats().annotate(
         anyone_waiting=anyone_waiting("pk"),
         offer_due=Exists(
@@ -101,17 +104,40 @@ def _with_seat_state(events: EventQuerySet, visitor: Visitor, now: datetime) -> 
 
 def seat_state(event: Event, visitor: Visitor, *, now: datetime) -> SeatState:
     """The seat state under the event's row lock (taken by the caller)."""
-    row = _with_seat_state(Event.objects.filter(pk=event.pk), visitor, now).values(*STATE_FIELDS).get()
+    events = Event.objects.filter(pk=event.pk)
+    row = _with_seat_state(events, _user_id(visitor), now).values(*STATE_FIELDS).get()
     return _seat_state(event, row)
 
 
+EVENT_FIELDS = tuple(field.attname for field in Event._meta.concrete_fields)
+
+
+def _unlocked_statement(shape: Hashable, values: Mapping[str, Any]) -> QuerySet:
+    events = Event.objects.public().filter(public_id=values["event_id"])
+    state = _with_seat_state(events, values["user_id"], values["now"])
+    return state.values_list(*EVENT_FIELDS, *STATE_ANNOTATIONS)[:1]  # seats_taken is a field
+
+
+#: Compiled once per process (core/statements.py): building and compiling this statement of nine
+#: subqueries in the ORM cost more than running it, and a rush is mostly this statement.
+UNLOCKED_STATE = StatementCache(_unlocked_statement)
+
+
 def unlocked_seat_state(event_id: str, visitor: Visitor, *, now: datetime) -> tuple[Event, SeatState]:
-    """The public event `event_id` and its seat state in one statement, without its row lock: the rows
-    as committed when the statement began, each count consistent with the others."""
-    event = _with_seat_state(Event.objects.public().filter(public_id=event_id), visitor, now).first()
-    if event is None:
+    """The public event `event_id` and the signed-in visitor's seat state in one statement, without
+    its row lock: the rows as committed when the statement began, each count consistent with the
+    others."""
+    rows = UNLOCKED_STATE.rows("seats", {"event_id": event_id, "user_id": _user_id(visitor), "now": now})
+    if not rows:
         raise EventNotFound()
-    return event, _seat_state(event, {name: getattr(event, name) for name in STATE_FIELDS})
+    row = rows[0]
+    event = Event.from_db(DEFAULT_DB_ALIAS, EVENT_FIELDS, row[: len(EVENT_FIELDS)])
+    return event, _seat_state(event, row._asdict())
+
+
+def _user_id(visitor: Visitor) -> int:
+    assert visitor.user is not None, "the seat state is a signed-in visitor's"
+    return visitor.user.pk
 
 
 def _seat_state(event: Event, row: Mapping[str, Any]) -> SeatState:
