@@ -15,7 +15,7 @@ from bench.infra import BenchError, Server, http_get, log
 from bench.tables import verdict
 
 NAME = "throughput"
-TARGETS = {"floor_ratio": 0.5, "floor_p99_ratio": 2.0}
+TARGETS = {"floor_ratio": 0.75, "floor_p99_ratio": 2.0}
 QUERY = "location=taipei&price=free&level=beginner"
 SEARCH_PATH = f"/api/events?{QUERY}"
 FLOOR_PATH = f"/bench/floor?{QUERY}"
