@@ -42,7 +42,7 @@ from .forms import PAGE_PARAM, EventSearchForm
 from .mail import ics
 from .mail.messages import reminders_on
 from .models import Registration
-from .templatetags.cards import card_key, drawn_key
+from .templatetags.cards import drawn_key, shown_values
 from .tools import detail_state
 
 if TYPE_CHECKING:
@@ -139,13 +139,13 @@ def list_context(
 
 def _region_key(request: HtmxHttpRequest, context: dict[str, Any]) -> str:
     """The key the list page's region (all of it but the messages) is kept under: everything it is
-    drawn from. The URL gives the form, the conditions and the page; the result its events (each
-    card's own key: its values, seats, saved state), total and window; the state the manifest."""
+    drawn from. The URL gives the form, the conditions, the page and the query each card links back
+    with; the result its events (what each card's own key holds: its values, seats, saved state),
+    total and window; the state the manifest."""
     result = context["result"]
     shown = None
     if result is not None:
-        query, saved = context["from_query"].urlencode(), result.saved_ids
-        cards = [card_key(e, saved=e.public_id in saved, from_query=query) for e in result.events]
+        cards = [(shown_values(e), e.public_id in result.saved_ids) for e in result.events]
         shown = (result.total, result.offset, cards)
     return drawn_key("list-region", request.get_full_path(), sorted(context["webmcp_state"].items()), shown)
 

@@ -50,8 +50,12 @@ def card_key(event: Any, *, saved: bool, from_query: str) -> str:
     Every value the event was read with is in it (its fields and its seat counts, whatever the
     selector annotates), not a chosen list of fields, so a field added to the card later cannot be
     left out of the key."""
-    values = sorted((name, value) for name, value in vars(event).items() if name not in NOT_SHOWN)
-    return drawn_key("card", values, saved, from_query)
+    return drawn_key("card", shown_values(event), saved, from_query)
+
+
+def shown_values(event: Any) -> list[tuple[str, Any]]:
+    """Every value `event` was read with that its card may show, in a stable order."""
+    return sorted((name, value) for name, value in vars(event).items() if name not in NOT_SHOWN)
 
 
 @register.simple_tag(takes_context=True)
