@@ -2,10 +2,15 @@
 
 DRF's SessionAuthentication only checks CSRF for signed-in users; anonymous visitors can save events
 to their session, so their writes need the same protection.
+
+A request without the session cookie has no session, so nobody is signed in: its lazy `user` (the
+session read with its person, accounts/middleware.py) is not set up just to find that out, as the
+API's anonymous reads (most of its traffic) would otherwise do on every call.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
 from rest_framework.authentication import CSRFCheck, SessionAuthentication
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
@@ -17,6 +22,8 @@ class CsrfSessionAuthentication(SessionAuthentication):
     def authenticate(self, request: Request):
         if request.method not in SAFE_METHODS:
             self.enforce_csrf(request)
+        if settings.SESSION_COOKIE_NAME not in request._request.COOKIES:
+            return None
         user = getattr(request._request, "user", None)
         if not user or not user.is_active:
             return None

@@ -2,6 +2,8 @@
 
 API views already map database errors through the one exception handler; this covers the pages
 (a friendly page) and anything else on /api or /health (the envelope).
+
+Django's messages, for the pages only: an answer in the envelope never shows or keeps one.
 """
 
 from __future__ import annotations
@@ -9,12 +11,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from django.contrib.messages.middleware import MessageMiddleware
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
 from .envelope import error_envelope
-from .errorpages import wants_envelope
+from .errorpages import JSON_PREFIXES, wants_envelope
 from .errors import TemporaryFailure
 
 logger = logging.getLogger(__name__)
@@ -40,3 +43,14 @@ class DatabaseUnavailableMiddleware:
             response = HttpResponse(render_to_string("503.html"), status=503)
         response["Retry-After"] = "30"
         return response
+
+
+class PageMessageMiddleware(MessageMiddleware):
+    """Django's MessageMiddleware, except on /api and /health: nothing there adds or shows a message
+    (the envelope has none), so those requests, the API's reads above all, set up no message storage
+    (a cookie signer and the session's). Django's own `process_response` already passes over a
+    request without storage."""
+
+    def process_request(self, request: HttpRequest) -> None:
+        if not request.path_info.startswith(JSON_PREFIXES):
+            super().process_request(request)
