@@ -29,7 +29,11 @@ class OrjsonRenderer(JSONRenderer):
     ) -> bytes:
         if data is None:
             return b""
-        if self.get_indent(accepted_media_type or "", renderer_context or {}):
+        # An indent is asked for by a media type parameter or the context: the plain media type (what
+        # the API's negotiation gives nearly every request) has none to parse.
+        context = renderer_context or {}
+        plain = accepted_media_type in (None, "", self.media_type) and not context.get("indent")
+        if not plain and self.get_indent(accepted_media_type or "", context):
             return super().render(data, accepted_media_type, renderer_context)
         body = orjson.dumps(data, default=_ENCODER.default, option=_OPTIONS)
         if b"\xe2\x80\xa8" in body or b"\xe2\x80\xa9" in body:  # as DRF: safe inside <script>

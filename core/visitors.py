@@ -62,7 +62,11 @@ def visitor_from_request(request: HttpRequest, *, create_token: bool = False) ->
     return Visitor(token=token)
 
 
+#: Mode.values, which Django builds anew at each read.
+MODES = frozenset(Mode.values)
+
+
 def client_mode(request: HttpRequest, *, default: Mode) -> Mode:
     """The mode a request declares in `X-Client-Mode`; anything unknown falls back to `default`."""
     raw = request.headers.get(MODE_HEADER, "").strip().lower()
-    return Mode(raw) if raw in Mode.values else default
+    return Mode(raw) if raw in MODES else default

@@ -1,6 +1,7 @@
 """core.inputs validates with one kept serializer per input, language and thread instead of a new one
-per call (bench/profiles/README.md). These tests hold its answers, refusals and their words equal to
-what a new serializer's `is_valid()` gives, in each language, whichever language asked first."""
+per call, and keeps the answers of short inputs (bench/profiles/README.md). These tests hold its
+answers, refusals and their words equal to what a new serializer's `is_valid()` gives, in each
+language and time zone, whichever came first, and each caller's answer its own."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.http import QueryDict
-from django.utils import translation
+from django.utils import timezone, translation
 from rest_framework import serializers
 
 from core.errors import InvalidInput, UnknownParameter
@@ -141,3 +142,24 @@ def test_threads_validate_side_by_side_with_the_same_answers():
     for thread in threads:
         thread.join()
     assert problems == []
+
+
+def test_a_remembered_answer_is_each_callers_own():
+    first = validated_input(EventSearchPageInput, {"location": "taipei"})
+    first["limit"] = 99
+    assert validated_input(EventSearchPageInput, {"location": "taipei"})["limit"] == 10
+    with pytest.raises(InvalidInput) as refused:
+        validated_input(EventSearchPageInput, {"limit": "0"})
+    refused.value.extra["fields"]["limit"].append("changed by its caller")
+    with pytest.raises(InvalidInput) as again:
+        validated_input(EventSearchPageInput, {"limit": "0"})
+    assert _plain(again.value.extra["fields"]) == fresh(EventSearchPageInput, {"limit": "0"})[1]
+
+
+@pytest.mark.parametrize("zone", ["Asia/Taipei", "UTC", "America/New_York"])
+def test_a_time_without_an_offset_is_read_in_the_current_zone_each_time(zone):
+    data = {"event_id": "evt-a", "ticket": "T", "scanned_at": "2026-12-04T10:00:00"}
+    for _ in range(2):
+        with timezone.override(zone):
+            assert kept(CheckInInput, data) == fresh(CheckInInput, data)
+            assert validated_input(CheckInInput, data)["scanned_at"].utcoffset() is not None

@@ -52,5 +52,16 @@ def test_an_indent_asked_for_is_honoured_as_drf_does():
     assert b"\n  " in OrjsonRenderer().render(data, media_type)
 
 
+@pytest.mark.parametrize(
+    "media_type", [None, "", "application/json", "application/json; indent=4", "application/json; q=1"]
+)
+@pytest.mark.parametrize("context", [None, {}, {"indent": 2}])
+def test_every_media_type_and_context_renders_drfs_bytes(media_type, context):
+    data = SAMPLES["search answer"]
+    assert OrjsonRenderer().render(data, media_type, context) == JSONRenderer().render(
+        data, media_type, context
+    )
+
+
 def test_nothing_renders_as_no_body():
     assert OrjsonRenderer().render(None) == JSONRenderer().render(None) == b""
