@@ -39,7 +39,8 @@ PROFILES: dict[str, dict[str, Any]] = {
         "browser_rounds": 15,  # the browser figures vary with frame timing: a steadier median
         "users": 2000,
         "capacity": 50,
-        "rush_events": 4,
+        "rush_events": 6,  # 4 beside the search, 2 with the pages on a pool of their own
+        "pool_rushes": 2,
         "rush_connections": 64,
         "visitor_rate": 10,
         "idle_s": 8.0,
@@ -60,7 +61,8 @@ PROFILES: dict[str, dict[str, Any]] = {
         "browser_rounds": 2,
         "users": 300,
         "capacity": 10,
-        "rush_events": 2,
+        "rush_events": 3,
+        "pool_rushes": 1,
         "rush_connections": 64,
         "visitor_rate": 10,
         "idle_s": 3.0,

@@ -5,7 +5,10 @@ with a session made in setup) sends one `POST /api/events/<id>/registration` to 
 at a time. Right next to each rush, alternating (S R R S …), the same client sends the API search at
 the same number of connections for `slice_s`, so attempts/s ÷ searches/s is measured side by side.
 Meanwhile another visitor opens `/events/` at a low steady rate (bench/sampler.py, its own process):
-its p99 during the rushes is compared with its p99 on the idle server, measured first.
+its p99 during the rushes is compared with its p99 on the idle server, measured first. Then
+`pool_rushes` more rushes, with the visitor's pages served by a second gunicorn of their own on the
+same database and machine (the registrations' own pool of workers, a deployment choice): the same
+ratio, for that layout.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ VISITOR_PATH = "/events/"
 
 def measure(server: Server, session: Session, url: str, profile: dict) -> dict:
     setup = json.loads((session.workdir / "sessions.json").read_text())
-    events, sessions, connections = setup["events"], setup["sessions"], profile["rush_connections"]
+    sessions, connections = setup["sessions"], profile["rush_connections"]
+    events, pooled = setup["events"][: -profile["pool_rushes"]], setup["events"][-profile["pool_rushes"] :]
     log(
         f"contention: {len(events)} rushes of {len(sessions)} registrations for {setup['capacity']} seats, "
         f"{connections} connections, alternating with the API search; /events/ at "
@@ -38,26 +42,14 @@ def measure(server: Server, session: Session, url: str, profile: dict) -> dict:
     )
     port = server.port
     search = [load.request_bytes("GET", SEARCH_PATH, port=port, headers={"Accept": "application/json"})]
-    for path in (SEARCH_PATH, VISITOR_PATH):  # warm: the first answers compile and fill caches
-        status, body = http_get(server.base_url + path)
-        if status != 200:
-            raise BenchError(f"{path} answered {status}: {body[:300]!r}")
+    _warm(server)
     load.closed_loop(port=port, requests=search, connections=connections, seconds=profile["warmup_s"])
     logged_before = len(server.errors_logged())
     windows: dict[str, list[tuple[float, float]]] = {"idle": [], "search": [], "rush": []}
     rushes: list[dict[str, Any]] = []
     searches: list[dict[str, Any]] = []
-    visitor = subprocess.Popen(
-        [
-            *(PYTHON, "-m", "bench.sampler", "--port", str(port)),
-            *("--path", VISITOR_PATH, "--rate", str(profile["visitor_rate"])),
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    visitor = _visitor_process(port, profile)
     try:
-        time.sleep(0.5)  # the sampler's interpreter starts
         began = time.time()
         time.sleep(profile["idle_s"])
         windows["idle"].append((began, time.time()))
@@ -70,27 +62,99 @@ def measure(server: Server, session: Session, url: str, profile: dict) -> dict:
                     )
                     searches.append(answered)
                 else:
-                    requests = load.registration_requests(
-                        port=port,
-                        path=CONTENTION_PATH.format(event=event),
-                        sessions=sessions,
-                        session_cookie=setup["session_cookie"],
-                        csrf_cookie=setup["csrf_cookie"],
-                    )
-                    answered = load.closed_loop(port=port, requests=requests, connections=connections)
-                    rushes.append({"event": event, **answered})
+                    answered = _rush(port, event, setup, connections)
+                    rushes.append(answered)
                 windows[side].append((began, time.time()))
-                log(
-                    f"  {side:>6}: {answered['rate']:7.1f} req/s  p50 {answered['p50_ms']:6.1f} ms  "
-                    f"p99 {answered['p99_ms']:6.1f} ms  {answered['statuses']}"
-                )
+                _said(side, answered)
     finally:
-        visitor.send_signal(signal.SIGTERM)
-        out, _ = visitor.communicate(timeout=60)
-    samples = [json.loads(line) for line in out.splitlines() if line.strip()]
-    stored = session.task(url, "contention-check", "--event", *events, timeout=120)["events"]
+        samples = _stopped(visitor)
+    pool = _own_pool(server, session, url, setup, pooled, profile)
+    stored = session.task(url, "contention-check", "--event", *events, *pooled, timeout=120)["events"]
     logged = server.errors_logged()[logged_before:]
-    return _figure(setup, connections, rushes, searches, samples, windows, stored, logged)
+    return _figure(setup, connections, rushes, searches, samples, windows, stored, logged, pool)
+
+
+def _own_pool(
+    server: Server, session: Session, url: str, setup: dict, events: list[str], profile: dict
+) -> dict:
+    """The same rushes, with the visitor's pages served by a pool of workers of their own (a second
+    gunicorn on the same database: what a route to a separate pool for registrations gives)."""
+    pages = session.server("pages", url)
+    pages.start()
+    try:
+        _warm(pages)
+        windows: dict[str, list[tuple[float, float]]] = {"idle": [], "rush": []}
+        rushes = []
+        visitor = _visitor_process(pages.port, profile)
+        try:
+            began = time.time()
+            time.sleep(profile["idle_s"])
+            windows["idle"].append((began, time.time()))
+            for event in events:
+                began = time.time()
+                rushes.append(_rush(server.port, event, setup, profile["rush_connections"]))
+                windows["rush"].append((began, time.time()))
+                _said("rush", rushes[-1], "(pages on their own pool)")
+        finally:
+            samples = _stopped(visitor)
+        logged = pages.errors_logged()
+    finally:
+        pages.stop()
+    return {
+        "rushes": rushes,
+        "visitor": {side: _visitor(samples, spans) for side, spans in windows.items()},
+        "logged": logged,
+    }
+
+
+def _warm(server: Server) -> None:
+    for path in (SEARCH_PATH, VISITOR_PATH):  # the first answers compile and fill caches
+        status, body = http_get(server.base_url + path)
+        if status != 200:
+            raise BenchError(f"{path} answered {status}: {body[:300]!r}")
+
+
+def _rush(port: int, event: str, setup: dict, connections: int) -> dict:
+    requests = load.registration_requests(
+        port=port,
+        path=CONTENTION_PATH.format(event=event),
+        sessions=setup["sessions"],
+        session_cookie=setup["session_cookie"],
+        csrf_cookie=setup["csrf_cookie"],
+    )
+    return {"event": event, **load.closed_loop(port=port, requests=requests, connections=connections)}
+
+
+def _visitor_process(port: int, profile: dict) -> subprocess.Popen:
+    visitor = subprocess.Popen(
+        [
+            *(PYTHON, "-m", "bench.sampler", "--port", str(port)),
+            *("--path", VISITOR_PATH, "--rate", str(profile["visitor_rate"])),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(0.5)  # its interpreter starts
+    return visitor
+
+
+def _stopped(visitor: subprocess.Popen) -> list[dict]:
+    visitor.send_signal(signal.SIGTERM)
+    out, _ = visitor.communicate(timeout=60)
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def _said(side: str, answered: dict, note: str = "") -> None:
+    log(
+        f"  {side:>6}: {answered['rate']:7.1f} req/s  p50 {answered['p50_ms']:6.1f} ms  "
+        f"p99 {answered['p99_ms']:6.1f} ms  {answered['statuses']} {note}"
+    )
+
+
+def _ratio(visitor: dict) -> float | None:
+    idle = visitor["idle"]["p99_ms"]
+    return round(visitor["rush"]["p99_ms"] / idle, 2) if idle else None
 
 
 def _figure(
@@ -102,11 +166,13 @@ def _figure(
     windows: dict[str, list[tuple[float, float]]],
     stored: list[dict],
     logged: list[str],
+    pool: dict,
 ) -> dict:
     capacity, attempts = setup["capacity"], len(setup["sessions"])
     by_event = {row["event"]: row for row in stored}
+    logged = [*logged, *pool["logged"]]
     per_event = []
-    for rush in rushes:
+    for rush in [*rushes, *pool["rushes"]]:
         db, statuses = by_event[rush["event"]], rush["statuses"]
         server_errors = sum(
             count for status, count in statuses.items() if int(status) == 0 or int(status) >= 500
@@ -129,7 +195,7 @@ def _figure(
     figure = {
         "attempts": attempts,
         "capacity": capacity,
-        "events": len(rushes),
+        "events": len(per_event),
         "connections": connections,
         "per_event": per_event,
         "confirmed": sorted({row["confirmed"] for row in per_event}),
@@ -139,10 +205,11 @@ def _figure(
         "search_per_s": round(search_rate, 1),
         "rush_search_ratio": round(rush_rate / search_rate, 3),
         "visitor": visitor,
-        "visitor_p99_ratio": round(visitor["rush"]["p99_ms"] / visitor["idle"]["p99_ms"], 2)
-        if visitor["idle"]["p99_ms"]
-        else None,
+        "visitor_p99_ratio": _ratio(visitor),
+        "own_pool": pool["visitor"],
+        "own_pool_ratio": _ratio(pool["visitor"]),
         "rushes": rushes,
+        "pool_rushes": pool["rushes"],
         "searches": searches,
         "server_errors_logged": logged[:10],
     }
@@ -156,7 +223,7 @@ def _figure(
         )
         and not logged
         and all(s["statuses"].keys() == {"200"} for s in searches)
-        and all(v["failed"] == 0 for v in visitor.values())
+        and all(v["failed"] == 0 for v in [*visitor.values(), *pool["visitor"].values()])
     )
     log(
         f"  {figure['attempts_per_s']} attempts/s vs {figure['search_per_s']} searches/s "
@@ -180,7 +247,6 @@ def _visitor(samples: list[dict], spans: list[tuple[float, float]]) -> dict:
 
 
 def rows(c: dict) -> list[tuple[str, str, str, str]]:
-    rush, idle = c["visitor"]["rush"], c["visitor"]["idle"]
     confirmed = ", ".join(str(n) for n in c["confirmed"])
     return [
         (
@@ -197,16 +263,22 @@ def rows(c: dict) -> list[tuple[str, str, str, str]]:
             f"≥ {TARGETS['rush_search_ratio']}",
             verdict(c["rush_search_ratio"] >= TARGETS["rush_search_ratio"] and c["ok"]),
         ),
-        (
-            "/events/ p99 for another visitor, during the rush ÷ idle",
-            f"{c['visitor_p99_ratio']:.2f} ({rush['p99_ms']:.0f} vs {idle['p99_ms']:.0f} ms; "
-            f"{rush['samples']} and {idle['samples']} requests)",
-            f"≤ {TARGETS['visitor_p99_ratio']:.0f}",
-            verdict(
-                c["visitor_p99_ratio"] is not None and c["visitor_p99_ratio"] <= TARGETS["visitor_p99_ratio"]
-            ),
+        _visitor_row("/events/ p99 for another visitor, same workers, during the rush ÷ idle", c["visitor"]),
+        _visitor_row(
+            "/events/ p99 for another visitor, pages on a pool of their own, rush ÷ idle", c["own_pool"]
         ),
     ]
+
+
+def _visitor_row(label: str, visitor: dict) -> tuple[str, str, str, str]:
+    rush, idle, ratio = visitor["rush"], visitor["idle"], _ratio(visitor)
+    return (
+        label,
+        f"{ratio:.2f} ({rush['p99_ms']:.0f} vs {idle['p99_ms']:.0f} ms; "
+        f"{rush['samples']} and {idle['samples']} requests)",
+        f"≤ {TARGETS['visitor_p99_ratio']:.0f}",
+        verdict(ratio is not None and ratio <= TARGETS["visitor_p99_ratio"]),
+    )
 
 
 def notes(c: dict) -> list[str]:
