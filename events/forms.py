@@ -16,7 +16,8 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
-from core.inputs import repeated_parameters, unknown_parameters
+from core.errors import InvalidInput
+from core.inputs import repeated_parameters, unknown_parameters, validated_input
 from events.contract import EventSearchInput
 from events.selectors import DEFAULT_PAGE_SIZE, MAX_OFFSET
 
@@ -90,10 +91,12 @@ class EventSearchForm(forms.Form):
                 )
             if page_number(self.data) is None:
                 self.add_error(None, _("The page number must be a whole number from 1."))
-        # The serializer stays the one source of validation: whatever it refuses, the page refuses.
-        serializer = EventSearchInput(data=self.conditions_from(cleaned))
-        if not serializer.is_valid():
-            for name, messages in serializer.errors.items():
+        # The serializer stays the one source of validation: whatever it refuses, the page refuses
+        # (validated as every input is, by its kept instance: core/inputs.py).
+        try:
+            validated_input(EventSearchInput, self.conditions_from(cleaned))
+        except InvalidInput as error:
+            for name, messages in error.extra["fields"].items():
                 if name in self.fields and name not in self.errors:
                     for message in messages:
                         self.add_error(name, message)

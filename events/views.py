@@ -17,6 +17,7 @@ from urllib.parse import SplitResult, urlsplit
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
+from django.core.cache import caches
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.middleware.csrf import get_token
@@ -42,7 +43,7 @@ from .forms import PAGE_PARAM, EventSearchForm
 from .mail import ics
 from .mail.messages import reminders_on
 from .models import Registration
-from .templatetags.cards import drawn_key, shown_values
+from .templatetags.cards import drawn_key
 from .tools import detail_state
 
 if TYPE_CHECKING:
@@ -75,20 +76,38 @@ def event_list(request: HtmxHttpRequest) -> HttpResponse:
     visitor = visitor_from_request(request)
     catalogue = selectors.catalogue_revision()
     return _conditional_page(
-        request, visitor, catalogue, lambda version: _list_page(request, visitor, version)
+        request, visitor, catalogue, lambda version: _list_page(request, visitor, version, catalogue)
     )
 
 
-def _list_page(request: HtmxHttpRequest, visitor: Visitor, state_version: int) -> HttpResponse:
+def _list_page(
+    request: HtmxHttpRequest, visitor: Visitor, state_version: int, catalogue: tuple[Any, ...]
+) -> HttpResponse:
+    """The list, its region (all of it but the messages) kept once drawn: what it shows follows from
+    the URL (the form, the conditions, the page), the visitor and their state (saves: the cards'
+    badges; the manifest) and the catalogue's revision (its events, seats and clock: the same values
+    its ETag is made of), so drawn once, it is the same for everyone who asks that."""
     form = EventSearchForm(request.GET)
-    performed = None
-    if form.is_valid():
-        caller = Caller(visitor=visitor, channel=client_mode(request, default=Mode.UI))
-        performed = perform(ACTIONS["search_events"], caller, form.conditions, options=_page_window(form))
-    context = list_context(request, visitor, form, performed, state_version=state_version)
+    caller = Caller(visitor=visitor, channel=client_mode(request, default=Mode.UI))
+    state = _page_state(request, visitor, state_version=state_version)
     # Only the search form and the page links target the results; any other htmx request gets the
     # whole page and picks what it needs.
     partial = _wants_fragment(request) and request.htmx.target == "results"
+    region_key = drawn_key(
+        "list-region", request.get_full_path(), visitor.key, sorted(state.items()), catalogue
+    )
+    region = None if partial else caches[settings.PAGE_CACHE].get(region_key)
+    if region is not None:
+        if form.is_valid():  # the visit is still a search (its Activity row); nothing is drawn from it
+            window = {**_page_window(form), "with_seats": False}
+            perform(ACTIONS["search_events"], caller, form.conditions, options=window)
+        context = {"region_key": region_key, "kept_region": region, "webmcp_state": state}
+        return _fragment_aware(render(request, "events/event_list.html", context))
+    performed = None
+    if form.is_valid():
+        performed = perform(ACTIONS["search_events"], caller, form.conditions, options=_page_window(form))
+    context = list_context(request, visitor, form, performed, state_version=state_version)
+    context["region_key"] = region_key
     template = "events/event_list.html#results" if partial else "events/event_list.html"
     return _fragment_aware(render(request, template, context))
 
@@ -133,21 +152,7 @@ def list_context(
             from_query=_from_query(form),
         )
     context["webmcp_state"] = _page_state(request, visitor, state_version=state_version)
-    context["region_key"] = _region_key(request, context)
     return context
-
-
-def _region_key(request: HtmxHttpRequest, context: dict[str, Any]) -> str:
-    """The key the list page's region (all of it but the messages) is kept under: everything it is
-    drawn from. The URL gives the form, the conditions, the page and the query each card links back
-    with; the result its events (what each card's own key holds: its values, seats, saved state),
-    total and window; the state the manifest."""
-    result = context["result"]
-    shown = None
-    if result is not None:
-        cards = [(shown_values(e), e.public_id in result.saved_ids) for e in result.events]
-        shown = (result.total, result.offset, cards)
-    return drawn_key("list-region", request.get_full_path(), sorted(context["webmcp_state"].items()), shown)
 
 
 def _card_context(request: HtmxHttpRequest, event_id: str, query: str) -> dict[str, Any]:

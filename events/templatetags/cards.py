@@ -1,7 +1,8 @@
 """Drawn parts of the list page, kept once per revision of what they show.
 
 - `{% event_card event saved_ids %}`: an event's card.
-- `{% kept key %}…{% endkept %}`: a block, under a key its view made (`drawn_key`); none: drawn.
+- `{% kept key [html] %}…{% endkept %}`: a block, under a key its view made (`drawn_key`; none: drawn
+  every time); `html`, when the view has already read the kept block, is used as it is.
 
 Drawing ten cards was most of a list page's time (bench/README.md, "Pages"), and the same cards are
 drawn again for every visitor and every search that lists them. So a drawn part is kept in the
@@ -78,21 +79,31 @@ def event_card(context: template.Context, event: Any, saved_ids: Any) -> SafeStr
 
 @register.tag("kept")
 def kept(parser: template.base.Parser, token: template.base.Token) -> KeptNode:
-    """`{% kept key %}…{% endkept %}`: the block's HTML, kept under `key` (see the module)."""
+    """`{% kept key [html] %}…{% endkept %}`: the block's HTML, kept under `key` (see the module)."""
     bits = token.split_contents()
-    if len(bits) != 2:
-        raise template.TemplateSyntaxError(f"{bits[0]} takes one key")
+    if len(bits) not in (2, 3):
+        raise template.TemplateSyntaxError(f"{bits[0]} takes a key and, if read already, its HTML")
     nodelist = parser.parse(("endkept",))
     parser.delete_first_token()
-    return KeptNode(nodelist, parser.compile_filter(bits[1]))
+    given = parser.compile_filter(bits[2]) if len(bits) == 3 else None
+    return KeptNode(nodelist, parser.compile_filter(bits[1]), given)
 
 
 class KeptNode(template.Node):
-    def __init__(self, nodelist: template.NodeList, key: template.base.FilterExpression) -> None:
+    def __init__(
+        self,
+        nodelist: template.NodeList,
+        key: template.base.FilterExpression,
+        given: template.base.FilterExpression | None,
+    ) -> None:
         self.nodelist = nodelist
         self.key = key
+        self.given = given
 
     def render(self, context: template.Context) -> SafeString:
+        given = self.given.resolve(context, ignore_failures=True) if self.given else None
+        if given is not None:
+            return mark_safe(given)  # read from the cache by the view
         key = self.key.resolve(context)
         if not key:
             return self.nodelist.render(context)

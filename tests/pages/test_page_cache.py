@@ -8,11 +8,14 @@ here. Runs on the suite's database (SQLite, or PostgreSQL with DATABASE_URL)."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
+import time_machine
 from django.core.cache import caches
 from django.template import engines
 from django.test import Client
+from django.utils import timezone
 
 from events.choices import RegistrationStatus
 from events.models import Registration
@@ -181,3 +184,33 @@ def test_production_uses_the_cached_template_loader(settings):
     engine = engines["django"].engine
     [(loader, _inner)] = engine.loaders
     assert loader == "django.template.loaders.cached.Loader"
+
+
+def test_two_people_in_the_same_state_never_share_a_drawn_page(catalogue, without_cache):
+    """Each saved one event (both at stateVersion 1): each page shows that person's own save."""
+    without_cache(False)
+    pages = {}
+    for username, event in (("first-saver", catalogue[0]), ("second-saver", catalogue[1])):
+        client = Client(headers=EN)
+        client.force_login(UserFactory(username=username))
+        assert client.post(f"/events/{event.public_id}/save/").status_code == 302
+        client.get(URL)  # the save's message, shown once
+        pages[event.public_id] = drawn(client, SEARCH)[0]
+    for public_id, html in pages.items():
+        saved = re.findall(r'id="event-(evt-cache-[a-z]+)".*?</article>', html, re.S)
+        badges = {
+            event_id
+            for event_id in saved
+            if "badge-saved" in html.split(f'id="event-{event_id}"')[1].split("</article>")[0]
+        }
+        assert badges == {public_id}
+
+
+def test_an_event_that_starts_leaves_the_drawn_list(catalogue, without_cache):
+    soon = EventFactory(public_id="evt-cache-soon", starts_at=timezone.now() + timedelta(hours=1))
+    client = Client(headers=EN)
+    html = same_with_and_without_cache(client, without_cache)
+    assert 'id="event-evt-cache-soon"' in html
+    with time_machine.travel(soon.starts_at + timedelta(minutes=1)):
+        html = same_with_and_without_cache(client, without_cache)
+    assert 'id="event-evt-cache-soon"' not in html and 'id="event-evt-cache-full"' in html
