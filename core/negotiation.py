@@ -10,7 +10,7 @@ its 406 and 404. tests/api/test_negotiation.py compares the two.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from rest_framework.negotiation import DefaultContentNegotiation
@@ -20,13 +20,14 @@ from rest_framework.request import Request
 
 class OneRendererNegotiation(DefaultContentNegotiation):
     def select_renderer(
-        self, request: Request, renderers: Sequence[BaseRenderer], format_suffix: str | None = None
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
     ) -> tuple[BaseRenderer, str]:
+        renderers = list(renderers)
         if len(renderers) == 1 and format_suffix is None and not self._format_asked(request):
             [renderer] = renderers
             if request.META.get("HTTP_ACCEPT", "*/*") in ("*/*", renderer.media_type):
                 return renderer, renderer.media_type
-        return super().select_renderer(request, list(renderers), format_suffix)
+        return super().select_renderer(request, renderers, format_suffix)
 
     def _format_asked(self, request: Request) -> Any:
         override = self.settings.URL_FORMAT_OVERRIDE
