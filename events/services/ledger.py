@@ -82,7 +82,7 @@ STATE_ANNOTATIONS = (
 STATE_FIELDS = (*STATE_ANNOTATIONS, "seats_taken")
 
 
-def _with_seat_state(events: EventQuerySet, user_id: int | None, now: datetime) -> EventQuerySet:
+def _with_seat_state(events: EventQuerySet, user_id: int, now: datetime) -> EventQuerySet:
     mine = Registration.objects.filter(event=OuterRef("pk"), user_id=user_id).order_by("-updated_at", "-id")
     entry = WaitlistEntry.objects.filter(event=OuterRef("pk"), user_id=user_id, status__in=ACTIVE_WAITLIST)
     return events.with_seats().annotate(

@@ -142,6 +142,7 @@ def _already_registered(visitor: Visitor, event: Event, seats: SeatState) -> Reg
 def _confirm(visitor: Visitor, event: Event, seats: SeatState, *, now: datetime) -> RegistrationResult:
     """Create or re-activate the visitor's registration on a seat already theirs (taken, or held for
     them), with a new ticket, claim their waiting-list entry, and queue the confirmation."""
+    assert visitor.user is not None  # register_event refuses anyone else first
     ticket = new_ticket(now=now)  # a new ticket either way: an old code admits nobody
     if seats.registration_id is not None:  # at most one is confirmed (a constraint): re-activate
         registration, created = registration_of(seats, event), False
