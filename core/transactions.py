@@ -18,4 +18,4 @@ def atomic_use_case[F: Callable[..., Any]](use_case: F) -> F:
     """
     atomic = transaction.atomic(use_case)
     atomic.inside_transaction = use_case  # type: ignore[attr-defined]
-    return atomic  # type: ignore[return-value]
+    return atomic
