@@ -65,15 +65,21 @@ PRECONDITIONS = ("HTTP_IF_MATCH", "HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE"
 
 
 def _run(
-    request: Request, name: str, event_id: str | None = None, *, takes: Mapping[str, str] | None = None
+    request: Request,
+    name: str,
+    event_id: str | None = None,
+    *,
+    takes: Mapping[str, str] | None = None,
+    state_version: int | None = None,
 ) -> Response:
     """Perform the action `name` for the request: the path's event id is its input, and the query (and
     a write's body) must be empty; a search takes its conditions and page window from the query.
 
     `takes` names what else the action takes: keys of the query (a read) or of the JSON body (a write),
     each with the input field it fills. Anything else there is refused (UNKNOWN_PARAMETER), never
-    ignored, and the refusals name the fields as the caller did."""
-    return _answer(_perform(request, name, event_id, takes=takes), takes)
+    ignored, and the refusals name the fields as the caller did. A read's body says `state_version`
+    when the caller has read it already."""
+    return _answer(_perform(request, name, event_id, takes=takes), takes, state_version=state_version)
 
 
 def _perform(
@@ -109,17 +115,21 @@ def _perform(
         return perform(action, caller, data, nothing_else=parts, options=options)
 
 
-def _answer(performed: Performed, takes: Mapping[str, str] | None = None) -> Response:
+def _answer(
+    performed: Performed, takes: Mapping[str, str] | None = None, *, state_version: int | None = None
+) -> Response:
     """The body of what `_perform` came to, or its refusal raised for the one exception handler."""
     if performed.error is not None:
         if takes and not isinstance(performed.error, UnknownParameter):  # that one names them as given
             _name_fields_as_given(performed.error.extra, takes)
         raise performed.error  # the one exception handler answers the envelope
-    return Response(performed.body(), status=performed.status)
+    return Response(performed.body(state_version=state_version), status=performed.status)
 
 
 def _conditional_read(
-    request: Request, shown: Callable[[], tuple[Any, ...] | None], build: Callable[[], Response]
+    request: Request,
+    shown: Callable[[], tuple[Any, ...] | None],
+    build: Callable[[int | None], Response],
 ) -> Any:
     """A read of the catalogue answered 304 while what it shows has not changed: `shown()` is what the
     catalogue or the event says now (`selectors.search_revision`, `event_revision`; None: no such
@@ -131,21 +141,23 @@ def _conditional_read(
     saves, an account or a bearer token it is the visitor's own (`isSaved`, `stateVersion`).
 
     A WebMCP tool call (`get_event_details` reads this API) is one call, one request and one Activity
-    row: never answered 304, and kept by no cache."""
+    row: never answered 304, and kept by no cache. `build(state_version)` makes the answer, with the
+    visitor's stateVersion when it was read for the ETag (one read)."""
     if tool_call(request):
-        response = build()
+        response = build(None)
         add_never_cache_headers(response)
         patch_vary_headers(response, (TOOL_HEADER,))
         return response
     now = shown()
     if now is None:
-        return build()
+        return build(None)
     visitor = visitor_from_request(request)
     version = selectors.state_version(visitor=visitor)
     parts = ["api", request.get_full_path(), now, visitor.key, version, revision()]
     shared = not visitor.key and "HTTP_AUTHORIZATION" not in request.META
     validators = Validators(etag=conditional.etag(request, parts))
-    return conditional.answer(request, validators, build, shared=shared, vary=("Authorization", TOOL_HEADER))
+    vary = ("Authorization", TOOL_HEADER)
+    return conditional.answer(request, validators, lambda: build(version), shared=shared, vary=vary)
 
 
 def _taken(source: Any, takes: Mapping[str, str]) -> tuple[dict[str, Any], Any]:
@@ -191,12 +203,14 @@ class EventSearchApi(APIView):
         if tool_call(request) or any(header in request.META for header in PRECONDITIONS):
             # What the request holds is checked before anything is built: a 304 performs no action.
             search = selectors.search_revision  # what its answer shows: no seats
-            return _conditional_read(request, search, lambda: _run(request, "search_events"))
+            return _conditional_read(
+                request, search, lambda version: _run(request, "search_events", state_version=version)
+            )
         # Nothing to check: the revision for the ETag comes with the page, in its one statement.
         performed = _perform(request, "search_events", options={"with_revision": True})
         response = _answer(performed)
         shown = performed.result.revision or selectors.search_revision()  # an empty page has no row
-        return _conditional_read(request, lambda: shown, lambda: response)
+        return _conditional_read(request, lambda: shown, lambda version: response)
 
 
 class EventDetailApi(APIView):
@@ -212,7 +226,7 @@ class EventDetailApi(APIView):
         return _conditional_read(
             request,
             lambda: selectors.event_revision(event_id=event_id),
-            lambda: _run(request, "get_event_details", event_id),
+            lambda version: _run(request, "get_event_details", event_id, state_version=version),
         )
 
 
