@@ -208,9 +208,12 @@ class EventSearchApi(APIView):
             )
         # Nothing to check: the revision for the ETag comes with the page, in its one statement.
         performed = _perform(request, "search_events", options={"with_revision": True})
-        response = _answer(performed)
+        if performed.error is not None:
+            return _answer(performed)  # raises it
         shown = performed.result.revision or selectors.search_revision()  # an empty page has no row
-        return _conditional_read(request, lambda: shown, lambda version: response)
+        return _conditional_read(
+            request, lambda: shown, lambda version: _answer(performed, state_version=version)
+        )
 
 
 class EventDetailApi(APIView):

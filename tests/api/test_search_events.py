@@ -3,6 +3,8 @@
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from core.visitors import Mode, Visitor
@@ -159,3 +161,31 @@ def test_search_events_api_returns_exactly_what_the_use_case_returns(api, catalo
     assert ids(body) == [event.public_id for event in result.events]
     assert body["total"] == result.total
     assert body["appliedFilters"] == result.applied_filters
+
+
+def _statements(client, path: str, **headers) -> tuple[object, list[str]]:
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(path, headers=headers)
+    kept = [query["sql"] for query in captured.captured_queries if "events_activity" not in query["sql"]]
+    return response, [sql for sql in kept if not sql.startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))]
+
+
+def test_a_search_reads_its_etags_revision_in_its_page_and_the_state_version_once(
+    api, signed_in_api, catalogue
+):
+    response, anonymous = _statements(api, "/api/events?location=taipei")
+    assert response.status_code == 200 and response["ETag"] and len(anonymous) == 1
+    response, signed_in = _statements(signed_in_api, "/api/events?location=taipei")
+    assert response.status_code == 200 and response.json()["stateVersion"] == 0
+    assert len(signed_in) == 3  # the session with its person, the page, the stateVersion
+    again, conditional = _statements(
+        signed_in_api, "/api/events?location=taipei", **{"If-None-Match": response["ETag"]}
+    )
+    assert again.status_code == 304 and len(conditional) == 3  # the revision alone instead of the page
+
+
+def test_an_empty_search_reads_its_revision_alone(api, catalogue):
+    response, statements = _statements(api, "/api/events?location=online&level=beginner")
+    assert response.status_code == 200 and response.json()["count"] == 0 and len(statements) == 2
+    again = api.get("/api/events?location=online&level=beginner", headers={"If-None-Match": response["ETag"]})
+    assert again.status_code == 304
