@@ -23,7 +23,11 @@ DATABASES = {
         },
     }
 }
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "KEY_PREFIX": "evals"}}
+# The default cache in this process only; the pages cache (PAGE_CACHE) as the project has it.
+CACHES = {
+    **CACHES,  # noqa: F405
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "KEY_PREFIX": "evals"},
+}
 MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend", "OPTIONS": {}}}
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
 SECURE_SSL_REDIRECT = False
