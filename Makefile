@@ -24,7 +24,7 @@ BASE_PYTHON := $(shell $(FIND_PYTHON))
 UV := $(shell p=$$(command -v uv 2>/dev/null) && "$$p" --version >/dev/null 2>&1 && echo "$$p" || echo .tools/bin/uv)
 UV_PYTHON_FLAG := $(if $(BASE_PYTHON),--python "$(BASE_PYTHON)",--python 3.12)
 
-.PHONY: help install run test test-fast lint format audit chromium messages evals bench clean which-uv
+.PHONY: help install run test test-fast lint format audit chromium nginx messages evals bench clean which-uv
 
 help:
 	@echo "make run    install everything, migrate, load demo data, serve on http://$(HOST):$(PORT)/ with a task worker"
@@ -78,6 +78,10 @@ chromium:
 	@test -x /usr/bin/chromium || { echo "Installing Debian's chromium"; $(call APT_INSTALL,chromium); }
 	@test -n "$$(fc-list :lang=zh 2>/dev/null)" || { echo "Installing a CJK font"; $(call APT_INSTALL,fonts-wqy-microhei); }
 
+# nginx in front of the two gunicorn pools, as deploy/nginx.conf lays them out (its tests, the rush bench).
+nginx:
+	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || { echo "Installing Debian's nginx"; $(call APT_INSTALL,nginx-light); }
+
 # pytest, where exit code 5 (no test collected: a selection that matches nothing) fails too.
 PYTEST = $(PY) -m pytest $(1); rc=$$?; \
 	if [ $$rc = 5 ]; then echo "pytest collected no tests: failing on purpose"; exit 1; fi; exit $$rc
@@ -95,7 +99,7 @@ XDIST ?= -n 2 --dist loadgroup
 # alone: the fault run (tests/deploy/test_faults.py) holds a site to time limits while PostgreSQL
 # restarts, and a test busy on the other core slowed it past them. Then every other test on the
 # workers. Exit code 5 (no test collected) fails only when neither run collected one.
-test: messages chromium lighthouse/node_modules mcp-judges/node_modules $(JSQR)
+test: messages chromium nginx lighthouse/node_modules mcp-judges/node_modules $(JSQR)
 	$(PY) manage.py check --fail-level WARNING
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest --suite-part=serial $(PYTEST_ARGS); serial=$$?; \
@@ -107,7 +111,7 @@ test: messages chromium lighthouse/node_modules mcp-judges/node_modules $(JSQR)
 # the outside judges, the fuzzers, the fault runs and the slow end-to-end runs; no Chromium or Node.js
 # needed. `make test` runs those too.
 FAST = not (browser or judges or fuzz or faults or slow)
-test-fast: messages
+test-fast: messages nginx
 	$(call PYTEST,$(XDIST) -m "$(FAST)" $(PYTEST_ARGS))
 
 # Known vulnerabilities of the locked dependencies (PyPI's advisories, npm audit); see harness/audit.py.
@@ -129,7 +133,7 @@ evals: messages chromium
 	$(PY) -m evals smoke $(EVALS_ARGS)
 
 # Performance figures, each a ratio or a count from one run; own databases and servers (bench/README.md).
-bench: messages chromium
+bench: messages chromium nginx
 	@command -v wrk >/dev/null || { echo "Installing wrk"; $(call APT_INSTALL,wrk); }
 	$(PY) -m bench.run $(BENCH_ARGS)
 
