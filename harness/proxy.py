@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 from harness.revision import PROJECT_DIR
@@ -74,6 +75,16 @@ class ProxyProcess(ServerProcess):
         self.access_log_path = self.directory / "access.log"
         self.pages, self.writes = pages, writes
         super().__init__(name, self._command, env=dict(os.environ), log_path=workdir / f"nginx-{name}.log")
+
+    def logged(self, *needles: str, timeout: float = 10.0) -> str:
+        """The access log once it holds every one of `needles`: nginx writes a request's line after
+        it has answered, so the client can have its answer before the line is there."""
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.access_log_path.read_text() if self.access_log_path.exists() else ""
+            if all(needle in text for needle in needles) or time.monotonic() > deadline:
+                return text
+            time.sleep(0.02)
 
     def _command(self, port: int) -> list[str]:
         self.directory.mkdir(parents=True, exist_ok=True)
