@@ -436,9 +436,9 @@ def activity_rows(count: int) -> int:
         + " ELSE 'OK' END"
     )
     now = timezone.now()
-    columns = "action, mode, outcome, visitor_token, created_at"
+    columns = "action, mode, outcome, visitor_token, client, created_at"  # no connected agent
     # `%` is the modulo operator here: doubled, as the driver's placeholders are `%s`.
-    select = f"SELECT {action}, {mode}, {outcome}, '{DASHBOARD_TOKEN}', {{created}} FROM {{rows}}"
+    select = f"SELECT {action}, {mode}, {outcome}, '{DASHBOARD_TOKEN}', '', {{created}} FROM {{rows}}"
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             created = "%s - (i * %s) * interval '1 second'"

@@ -5,10 +5,11 @@ with a session made in setup) sends one `POST /api/events/<id>/registration` to 
 at a time. Right next to each rush, alternating (S R R S …), the same client sends the API search at
 the same number of connections for `slice_s`, so attempts/s ÷ searches/s is measured side by side.
 Meanwhile another visitor opens `/events/` at a low steady rate (bench/sampler.py, its own process):
-its p99 during the rushes is compared with its p99 on the idle server, measured first. Then
-`pool_rushes` more rushes, with the visitor's pages served by a second gunicorn of their own on the
-same database and machine (the registrations' own pool of workers, a deployment choice): the same
-ratio, for that layout.
+its p99 during the rushes is compared with its p99 on the idle server, measured first (a note: one
+pool of sync workers, where waiting attempts stall the pages). Then `pool_rushes` more rushes through
+the deployment's layout, nginx with deploy/nginx.conf in front of two gunicorn pools on the same
+database and machine, reads on one and writes on the other: the visitor's p99 ratio there is the row,
+and the proxy's access log shows that no request reached the wrong pool.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from bench.figures.throughput import SEARCH_PATH
 from bench.infra import PYTHON, ROOT, BenchError, Server, http_get, log
 from bench.session import Session
 from bench.tables import verdict
+from harness.proxy import ProxyProcess
 
 NAME = "contention"
 TARGETS = {"rush_search_ratio": 0.5, "visitor_p99_ratio": 3.0}
@@ -42,7 +44,7 @@ def measure(server: Server, session: Session, url: str, profile: dict) -> dict:
     )
     port = server.port
     search = [load.request_bytes("GET", SEARCH_PATH, port=port, headers={"Accept": "application/json"})]
-    _warm(server)
+    _warm(server.base_url)
     load.closed_loop(port=port, requests=search, connections=connections, seconds=profile["warmup_s"])
     logged_before = len(server.errors_logged())
     windows: dict[str, list[tuple[float, float]]] = {"idle": [], "search": [], "rush": []}
@@ -77,39 +79,57 @@ def measure(server: Server, session: Session, url: str, profile: dict) -> dict:
 def _own_pool(
     server: Server, session: Session, url: str, setup: dict, events: list[str], profile: dict
 ) -> dict:
-    """The same rushes, with the visitor's pages served by a pool of workers of their own (a second
-    gunicorn on the same database: what a route to a separate pool for registrations gives)."""
+    """The same rushes through the deployment's own layout: nginx with deploy/nginx.conf in front,
+    sending the pages (reads) to a second gunicorn on the same database and machine and the
+    registrations (writes) to the bench's server, a pool of their own. Visitor and rushes both go
+    through the proxy, as a browser and a client would."""
     pages = session.server("pages", url)
     pages.start()
+    proxy = ProxyProcess("contention", pages=pages.port, writes=server.port, workdir=session.workdir)
     try:
-        _warm(pages)
+        proxy.start(timeout=30)
+        _warm(proxy.base_url)
         windows: dict[str, list[tuple[float, float]]] = {"idle": [], "rush": []}
         rushes = []
-        visitor = _visitor_process(pages.port, profile)
+        visitor = _visitor_process(proxy.port, profile)
         try:
             began = time.time()
             time.sleep(profile["idle_s"])
             windows["idle"].append((began, time.time()))
             for event in events:
                 began = time.time()
-                rushes.append(_rush(server.port, event, setup, profile["rush_connections"]))
+                rushes.append(_rush(proxy.port, event, setup, profile["rush_connections"]))
                 windows["rush"].append((began, time.time()))
-                _said("rush", rushes[-1], "(pages on their own pool)")
+                _said("rush", rushes[-1], "(through nginx, writes on a pool of their own)")
         finally:
             samples = _stopped(visitor)
         logged = pages.errors_logged()
     finally:
+        proxy.stop()  # every line of its access log written
         pages.stop()
     return {
         "rushes": rushes,
         "visitor": {side: _visitor(samples, spans) for side, spans in windows.items()},
         "logged": logged,
+        "routed": _routed(proxy, pages=pages.port, writes=server.port),
     }
 
 
-def _warm(server: Server) -> None:
+def _routed(proxy: ProxyProcess, *, pages: int, writes: int) -> dict[str, int]:
+    """How many requests of each kind the proxy sent to the pool it should not have (from its access
+    log, whose lines end with the upstream's address): both 0 when deploy/nginx.conf routes right."""
+    misrouted = {"reads": 0, "writes": 0}
+    for line in proxy.access_log_path.read_text().splitlines():
+        write = '"POST ' in line
+        expected = writes if write else pages
+        if not line.endswith(f"127.0.0.1:{expected}"):
+            misrouted["writes" if write else "reads"] += 1
+    return misrouted
+
+
+def _warm(base_url: str) -> None:
     for path in (SEARCH_PATH, VISITOR_PATH):  # the first answers compile and fill caches
-        status, body = http_get(server.base_url + path)
+        status, body = http_get(base_url + path)
         if status != 200:
             raise BenchError(f"{path} answered {status}: {body[:300]!r}")
 
@@ -208,6 +228,7 @@ def _figure(
         "visitor_p99_ratio": _ratio(visitor),
         "own_pool": pool["visitor"],
         "own_pool_ratio": _ratio(pool["visitor"]),
+        "misrouted": pool["routed"],
         "rushes": rushes,
         "pool_rushes": pool["rushes"],
         "searches": searches,
@@ -224,6 +245,7 @@ def _figure(
         and not logged
         and all(s["statuses"].keys() == {"200"} for s in searches)
         and all(v["failed"] == 0 for v in [*visitor.values(), *pool["visitor"].values()])
+        and not any(pool["routed"].values())
     )
     log(
         f"  {figure['attempts_per_s']} attempts/s vs {figure['search_per_s']} searches/s "
@@ -263,9 +285,10 @@ def rows(c: dict) -> list[tuple[str, str, str, str]]:
             f"≥ {TARGETS['rush_search_ratio']}",
             verdict(c["rush_search_ratio"] >= TARGETS["rush_search_ratio"] and c["ok"]),
         ),
-        _visitor_row("/events/ p99 for another visitor, same workers, during the rush ÷ idle", c["visitor"]),
         _visitor_row(
-            "/events/ p99 for another visitor, pages on a pool of their own, rush ÷ idle", c["own_pool"]
+            "/events/ p99 for another visitor during the rush ÷ idle, through nginx "
+            "(deploy/nginx.conf: writes on a pool of their own)",
+            c["own_pool"],
         ),
     ]
 
@@ -282,12 +305,19 @@ def _visitor_row(label: str, visitor: dict) -> tuple[str, str, str, str]:
 
 
 def notes(c: dict) -> list[str]:
-    search = c["visitor"]["search"]
+    search, same = c["visitor"]["search"], c["visitor"]
+    misrouted = c.get("misrouted", {})
     return [
+        f"rush: with pages and registrations on the same workers (no proxy), /events/ p99 during the "
+        f"rush ÷ idle {_ratio(same) or 0:.2f} "
+        f"({same['rush']['p99_ms']:.0f} vs {same['idle']['p99_ms']:.0f} ms): "
+        "sync workers held by waiting attempts stall the pages, which is why the deployment puts writes "
+        f"on a pool of their own; through nginx, requests on the wrong pool: {misrouted.get('reads', 0)} "
+        f"reads, {misrouted.get('writes', 0)} writes",
         f"rush: /events/ p99 beside the API search at the same connections {search['p99_ms']:.0f} ms "
         f"({search['samples']} requests); the rushes' own p99 "
         + ", ".join(f"{r['p99_ms']:.0f}" for r in c["rushes"])
-        + " ms"
+        + " ms",
     ]
 
 
