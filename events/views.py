@@ -72,9 +72,13 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_GET
 def event_list(request: HtmxHttpRequest) -> HttpResponse:
-    """The list, answered 304 while the catalogue has not changed since the visitor's copy."""
+    """The list, answered 304 while the catalogue has not changed since the visitor's copy (for a
+    visitor without an account, the catalogue as read at most `CATALOGUE_REVISION_SECONDS` ago)."""
     visitor = visitor_from_request(request)
-    catalogue = selectors.catalogue_revision()
+    if visitor.is_authenticated:
+        catalogue = selectors.catalogue_revision()
+    else:
+        catalogue = selectors.kept_catalogue_revision()
     return _conditional_page(
         request, visitor, catalogue, lambda version: _list_page(request, visitor, version, catalogue)
     )

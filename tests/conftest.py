@@ -74,6 +74,14 @@ def compiled_statements_checked(settings):
     settings.STATEMENT_CACHE_VERIFY = True
 
 
+@pytest.fixture(autouse=True)
+def catalogue_read_each_time(settings):
+    """The list page reads the catalogue's revision on every request, so a test sees its own change on
+    the next page at once. The revision kept for a second for visitors without an account, as the site
+    runs, is tested on its own (tests/pages/test_kept_catalogue_revision.py)."""
+    settings.CATALOGUE_REVISION_SECONDS = 0
+
+
 @pytest.fixture
 def user(db):
     return UserFactory(username="alice")
