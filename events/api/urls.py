@@ -15,13 +15,10 @@ docs_view = csp_override({**settings.SECURE_CSP, "style-src": [CSP.SELF, CSP.UNS
 urlpatterns = [
     path("events", views.EventSearchApi.as_view(), name="api-search-events"),
     path("events/<str:event_id>", views.EventDetailApi.as_view(), name="api-get-event-details"),
-    path("events/<str:event_id>/registration", views.RegistrationApi.as_view(), name="api-registration"),
-    path("events/<str:event_id>/waitlist", views.WaitlistApi.as_view(), name="api-waitlist"),
-    path("events/<str:event_id>/check-ins", views.CheckInApi.as_view(), name="api-check-ins"),
     path("me/saved", views.SavedListApi.as_view(), name="api-list-saved"),
-    path("me/saved/<str:event_id>", views.SavedEventApi.as_view(), name="api-save-event"),
     path("me/registrations", views.RegistrationListApi.as_view(), name="api-list-registrations"),
     path("me/waitlist", views.WaitlistListApi.as_view(), name="api-list-waitlist"),
+    *(path(route, view.as_view(), name=name) for route, (name, view) in views.ACTION_ROUTES.items()),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", docs_view, name="api-docs"),
 ]

@@ -4,6 +4,7 @@ its body or envelope; the reads of the visitor's own lists call their selector."
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.http import QueryDict
@@ -21,23 +22,15 @@ from core.visitors import Mode, Visitor, client_mode, visitor_from_request
 from events import selectors
 from events.actions import ACTIONS, Caller, Performed, perform
 from events.contract import (
-    AttendeesOutput,
-    CancelOutput,
     CheckInInput,
-    CheckInOutput,
     EventDetailsOutput,
     EventSearchPageInput,
     FindAttendeeInput,
-    LeaveWaitlistOutput,
     NoInput,
     RegistrationListOutput,
-    RegistrationOutput,
     SavedListOutput,
-    SaveOutput,
     SearchOutput,
-    UnsaveOutput,
     WaitlistListOutput,
-    WaitlistOutput,
 )
 from webmcp.registry import TOOL_HEADER
 from webmcp.responses import tool_call
@@ -233,30 +226,6 @@ class EventDetailApi(APIView):
         )
 
 
-class SavedEventApi(APIView):
-    permission_classes: list[type] = []
-
-    @schema.operation(
-        "save_event",
-        parameters=[schema.EVENT_ID],
-        request=None,
-        responses=schema.responses(SaveOutput, 400, 403, 404, 409, 429, 503, success=(200, 201)),
-        summary="Save an event (idempotent: a second save says alreadySaved)",
-    )
-    def put(self, request: Request, event_id: str) -> Response:
-        return _run(request, "save_event", event_id)
-
-    @schema.operation(
-        "unsave_event",
-        parameters=[schema.EVENT_ID],
-        request=None,
-        responses=schema.responses(UnsaveOutput, 400, 403, 404, 429, 503),
-        summary="Remove a saved event (removing what is not saved changes nothing)",
-    )
-    def delete(self, request: Request, event_id: str) -> Response:
-        return _run(request, "unsave_event", event_id)
-
-
 class SavedListApi(APIView):
     @schema.operation(
         "list_saved",
@@ -269,30 +238,6 @@ class SavedListApi(APIView):
         visitor = visitor_from_request(request)
         events = selectors.list_saved(visitor=visitor)
         return Response(SavedListOutput(events, context=_read_context(visitor)).data)
-
-
-class RegistrationApi(APIView):
-    permission_classes: list[type] = []
-
-    @schema.operation(
-        "register_event",
-        parameters=[schema.EVENT_ID],
-        request=None,
-        responses=schema.responses(RegistrationOutput, 400, 401, 403, 404, 409, 429, 503, success=(200, 201)),
-        summary="Register the signed-in visitor (idempotent: a second call says alreadyRegistered)",
-    )
-    def post(self, request: Request, event_id: str) -> Response:
-        return _run(request, "register_event", event_id)
-
-    @schema.operation(
-        "cancel_registration",
-        parameters=[schema.EVENT_ID],
-        request=None,
-        responses=schema.responses(CancelOutput, 400, 401, 403, 404, 409, 429, 503),
-        summary="Cancel the signed-in visitor's registration (a second call says alreadyCancelled)",
-    )
-    def delete(self, request: Request, event_id: str) -> Response:
-        return _run(request, "cancel_registration", event_id)
 
 
 class RegistrationListApi(APIView):
@@ -309,30 +254,6 @@ class RegistrationListApi(APIView):
         return Response(RegistrationListOutput(registrations, context=_read_context(visitor)).data)
 
 
-class WaitlistApi(APIView):
-    permission_classes: list[type] = []
-
-    @schema.operation(
-        "join_waitlist",
-        parameters=[schema.EVENT_ID],
-        request=None,
-        responses=schema.responses(WaitlistOutput, 400, 401, 403, 404, 409, 429, 503, success=(200, 201)),
-        summary="Join a full event's waiting list (idempotent: a second call says alreadyWaiting)",
-    )
-    def post(self, request: Request, event_id: str) -> Response:
-        return _run(request, "join_waitlist", event_id)
-
-    @schema.operation(
-        "leave_waitlist",
-        parameters=[schema.EVENT_ID],
-        request=None,
-        responses=schema.responses(LeaveWaitlistOutput, 400, 401, 403, 404, 429, 503),
-        summary="Leave the waiting list, declining any seat held (leaving when not waiting changes nothing)",
-    )
-    def delete(self, request: Request, event_id: str) -> Response:
-        return _run(request, "leave_waitlist", event_id)
-
-
 class WaitlistListApi(APIView):
     @schema.operation(
         "list_waitlist",
@@ -347,48 +268,145 @@ class WaitlistListApi(APIView):
         return Response(WaitlistListOutput(places, context=_read_context(visitor)).data)
 
 
-class CheckInApi(APIView):
-    """The door, for scanner apps: a scan checks its ticket's holder in; the list says who is in."""
+# ── Actions on their routes ────────────────────────────────────────────────────────────────────
 
-    permission_classes: list[type] = []  # the action checks the token's scope, the use case the staff
 
-    @schema.operation(
-        "check_in_attendee",
-        parameters=[schema.EVENT_ID],
-        request=schema.body(
-            CheckInInput,
-            CHECK_IN_BODY,
-            "CheckInBody",
-            "A scan (`ticket`: the code as the scanner read it) or a choice (`attendeeId`, from the list "
-            "of attendees): exactly one of them. No other key is accepted.",
-            exactly_one=("ticket", "attendeeId"),
-        ),
-        responses=schema.responses(CheckInOutput, 400, 401, 403, 404, 409, 429, 503, success=(200, 201)),
-        summary="Check a ticket's holder in (201 admitted; 200 alreadyCheckedIn, with the first check-in)",
-        description=(
-            "For the event's door staff and managers (a personal access token needs checkin:write). "
-            "Send exactly one of `ticket` (the scanned code) or `attendeeId` (from the list). The same "
-            "`scanId` sent again is one scan: it answers as the first time. A `scannedAt` ahead of the "
-            "server's clock is kept and flagged (`scanTimeInFuture`), never refused. The ticket code is "
-            "never in an answer."
-        ),
-    )
-    def post(self, request: Request, event_id: str) -> Response:
-        return _run(request, "check_in_attendee", event_id, takes=CHECK_IN_BODY)
+@dataclass(frozen=True)
+class Operation:
+    """An action row (`events.actions`) on a REST route, by its HTTP method: the row gives the name
+    (the operation's id), the input, the answer's serializer and the scope; this says what the document
+    adds for programs: the refusals the call can answer with, its summary, and what it takes besides
+    the path's event (`takes`, with the document's `request` or query `parameters` for it)."""
 
-    @schema.operation(
-        "find_attendee",
-        parameters=[
-            schema.EVENT_ID,
-            schema.body(FindAttendeeInput, FIND_ATTENDEE_QUERY, "FindAttendeeQuery"),
-        ],
-        responses=schema.responses(AttendeesOutput, 400, 401, 403, 404, 503),
-        summary="The event's confirmed attendees with their check-ins, and the counts (door staff)",
-        description=(
-            "For the event's door staff and managers (a personal access token needs checkin:write). "
-            "`query` matches part of a name, username or e-mail address; without it, the first "
-            "attendees. `confirmed` and `checkedIn` count the whole event."
+    action: str
+    errors: tuple[int, ...]
+    summary: str
+    success: tuple[int, ...] = (200,)
+    takes: Mapping[str, str] | None = None
+    request: Any = None
+    parameters: tuple[Any, ...] = ()
+    description: str | None = None
+
+
+def action_view(name: str, **methods: Operation) -> type[APIView]:
+    """The view of one route whose methods each perform an action row: its operation is documented
+    from the row and `Operation`, and its call is `_run` (the path's event, what `takes` names)."""
+
+    def handler(operation: Operation) -> Callable[..., Response]:
+        row = ACTIONS[operation.action]  # an unknown name fails here, at import
+
+        def call(self: APIView, request: Request, event_id: str) -> Response:
+            return _run(request, row.name, event_id, takes=operation.takes)
+
+        call.__name__ = call.__qualname__ = row.name
+        return schema.operation(
+            row.name,
+            parameters=[schema.EVENT_ID, *operation.parameters],
+            request=operation.request,
+            responses=schema.responses(row.output, *operation.errors, success=operation.success),
+            summary=operation.summary,
+            **({"description": operation.description} if operation.description else {}),
+        )(call)
+
+    # The action checks the token's scope, the use case who may act (TokenScope is for plain reads).
+    body: dict[str, Any] = {"permission_classes": []}
+    body.update({method: handler(operation) for method, operation in methods.items()})
+    return type(name, (APIView,), body)
+
+
+#: Every action a program calls on a route of its own, by route: the URLconf is made from this table
+#: (`urls.py`), each method performing its row. The catalogue's reads above answer conditionally.
+ACTION_ROUTES: dict[str, tuple[str, type[APIView]]] = {
+    "me/saved/<str:event_id>": (
+        "api-save-event",
+        action_view(
+            "SavedEventApi",
+            put=Operation(
+                "save_event",
+                (400, 403, 404, 409, 429, 503),
+                "Save an event (idempotent: a second save says alreadySaved)",
+                success=(200, 201),
+            ),
+            delete=Operation(
+                "unsave_event",
+                (400, 403, 404, 429, 503),
+                "Remove a saved event (removing what is not saved changes nothing)",
+            ),
         ),
-    )
-    def get(self, request: Request, event_id: str) -> Response:
-        return _run(request, "find_attendee", event_id, takes=FIND_ATTENDEE_QUERY)
+    ),
+    "events/<str:event_id>/registration": (
+        "api-registration",
+        action_view(
+            "RegistrationApi",
+            post=Operation(
+                "register_event",
+                (400, 401, 403, 404, 409, 429, 503),
+                "Register the signed-in visitor (idempotent: a second call says alreadyRegistered)",
+                success=(200, 201),
+            ),
+            delete=Operation(
+                "cancel_registration",
+                (400, 401, 403, 404, 409, 429, 503),
+                "Cancel the signed-in visitor's registration (a second call says alreadyCancelled)",
+            ),
+        ),
+    ),
+    "events/<str:event_id>/waitlist": (
+        "api-waitlist",
+        action_view(
+            "WaitlistApi",
+            post=Operation(
+                "join_waitlist",
+                (400, 401, 403, 404, 409, 429, 503),
+                "Join a full event's waiting list (idempotent: a second call says alreadyWaiting)",
+                success=(200, 201),
+            ),
+            delete=Operation(
+                "leave_waitlist",
+                (400, 401, 403, 404, 429, 503),
+                "Leave the waiting list, declining any seat held (leaving when not waiting changes nothing)",
+            ),
+        ),
+    ),
+    # The door, for scanner apps: a scan checks its ticket's holder in; the list says who is in.
+    "events/<str:event_id>/check-ins": (
+        "api-check-ins",
+        action_view(
+            "CheckInApi",
+            post=Operation(
+                "check_in_attendee",
+                (400, 401, 403, 404, 409, 429, 503),
+                "Check a ticket's holder in (201 admitted; 200 alreadyCheckedIn, with the first check-in)",
+                success=(200, 201),
+                takes=CHECK_IN_BODY,
+                request=schema.body(
+                    CheckInInput,
+                    CHECK_IN_BODY,
+                    "CheckInBody",
+                    "A scan (`ticket`: the code as the scanner read it) or a choice (`attendeeId`, from "
+                    "the list of attendees): exactly one of them. No other key is accepted.",
+                    exactly_one=("ticket", "attendeeId"),
+                ),
+                description=(
+                    "For the event's door staff and managers (a personal access token needs "
+                    "checkin:write). Send exactly one of `ticket` (the scanned code) or `attendeeId` "
+                    "(from the list). The same `scanId` sent again is one scan: it answers as the first "
+                    "time. A `scannedAt` ahead of the server's clock is kept and flagged "
+                    "(`scanTimeInFuture`), never refused. The ticket code is never in an answer."
+                ),
+            ),
+            get=Operation(
+                "find_attendee",
+                (400, 401, 403, 404, 503),
+                "The event's confirmed attendees with their check-ins, and the counts (door staff)",
+                takes=FIND_ATTENDEE_QUERY,
+                parameters=(schema.body(FindAttendeeInput, FIND_ATTENDEE_QUERY, "FindAttendeeQuery"),),
+                description=(
+                    "For the event's door staff and managers (a personal access token needs "
+                    "checkin:write). `query` matches part of a name, username or e-mail address; "
+                    "without it, the first attendees. `confirmed` and `checkedIn` count the whole event."
+                ),
+            ),
+        ),
+    ),
+}
