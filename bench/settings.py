@@ -10,3 +10,8 @@ ROOT_URLCONF = "bench.urls"
 
 if os.environ.get("BENCH_STATIC_ROOT"):
     STATIC_ROOT = Path(os.environ["BENCH_STATIC_ROOT"])
+
+# The A/B of the session engine (bench/README.md, "The session engine"): the same run with Django's own
+# database engine, whose signed-in request reads the session and then its person.
+if os.environ.get("BENCH_SESSION_ENGINE"):
+    SESSION_ENGINE = os.environ["BENCH_SESSION_ENGINE"]

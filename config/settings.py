@@ -118,6 +118,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "core.context_processors.site",
+                "core.brand.brand",
             ],
         },
     },
@@ -241,8 +242,10 @@ CHECK_IN_UNDO_MINUTES = float(os.environ.get("CHECK_IN_UNDO_MINUTES", "5"))
 ACTIVITY_FLUSH_SECONDS = float(os.environ.get("ACTIVITY_FLUSH_SECONDS", "1"))
 ACTIVITY_BATCH_ROWS = int(os.environ.get("ACTIVITY_BATCH_ROWS", "200"))
 
-# The API search's statement is compiled once per shape (core/statements.py). With this on (the tests
-# turn it on), every call also compiles it through the ORM and fails unless both agree exactly.
+# The API search's statement is compiled once per shape (core/statements.py); STATEMENT_CACHE=0
+# compiles each call through the ORM, as the bench's A/B does (bench/README.md). With VERIFY on (the
+# tests turn it on), every call also compiles it through the ORM and fails unless both agree exactly.
+STATEMENT_CACHE = os.environ.get("STATEMENT_CACHE", "1") != "0"
 STATEMENT_CACHE_VERIFY = os.environ.get("STATEMENT_CACHE_VERIFY", "") == "1"
 
 # Agents sign in (accounts/oauth/): the site is the OAuth 2.1 authorization server of its own MCP

@@ -150,3 +150,27 @@ def test_the_production_path_without_verification_answers_what_the_orm_answers(
     first = SUMMARY_PAGE.rows(shape, values)  # compiles the shape
     assert first == orm_rows(shape, values)
     assert SUMMARY_PAGE.rows(shape, values) == first  # and then only binds its values
+
+
+def test_with_the_cache_off_the_orm_compiles_every_call(settings, catalogue):
+    """`STATEMENT_CACHE=0` (the bench's A/B): the same rows, and no shape is compiled or kept."""
+    settings.STATEMENT_CACHE = False
+    values = {"now": timezone.now(), "query": "Django"}
+    shape = (5, 0, None, False)
+    cache = StatementCache(SUMMARY_PAGE.build)
+    assert cache.rows(shape, values) == orm_rows(shape, values)
+    assert cache._compiled == {}
+
+
+def test_with_the_cache_off_a_selector_of_plain_tuples_gets_named_rows(settings, catalogue):
+    """A build of plain `values_list` rows (the seat ledger's) gets the named rows a compiled
+    statement gives, whether the shape is compiled or left to the ORM."""
+    event = Event.objects.first()
+
+    def plain(shape, values):
+        return Event.objects.filter(pk=values["pk"]).values_list("public_id", "capacity")
+
+    compiled = StatementCache(plain).rows((), {"pk": event.pk})
+    settings.STATEMENT_CACHE = False
+    [row] = StatementCache(plain).rows((), {"pk": event.pk})
+    assert [row] == compiled and row._asdict() == {"public_id": event.public_id, "capacity": event.capacity}
