@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Django's command-line utility for AgentReady Events."""
+"""Django's command-line utility for this project."""
 
 import os
 import sys

@@ -97,7 +97,8 @@ def password_reset(request: HttpRequest) -> HttpResponseBase:
             response["Retry-After"] = str(wait)
             return response
         note_reset(request, email)
-    return PasswordResetView.as_view()(request)
+    # The mail's site_name is the setting, not Django's default (the request's host name).
+    return PasswordResetView.as_view(extra_email_context={"site_name": settings.SITE_NAME})(request)
 
 
 @never_cache

@@ -118,7 +118,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "core.context_processors.site",
-                "core.brand.brand",
+                "core.context_processors.brand",
             ],
         },
     },

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import sys
 
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseServerError, JsonResponse
+from django.template import loader
 from django.views import csrf, defaults
 
 from webmcp.responses import tool_call
@@ -36,7 +38,8 @@ def server_error(request: HttpRequest) -> HttpResponse:
         unreachable = isinstance(sys.exception(), OperationalError | InterfaceError)
         version = None if unreachable else current_state_version(request)
         return JsonResponse(error_envelope(InternalError(), state_version=version), status=500)
-    return defaults.server_error(request)
+    # As Django's own handler: no request context (no context processors to fail again), only the name.
+    return HttpResponseServerError(loader.get_template("500.html").render({"site_name": settings.SITE_NAME}))
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:

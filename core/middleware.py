@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from django.conf import settings
 from django.contrib.messages.middleware import MessageMiddleware
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -40,7 +41,9 @@ class DatabaseUnavailableMiddleware:
                 error_envelope(TemporaryFailure(), state_version=None), status=503
             )
         else:
-            response = HttpResponse(render_to_string("503.html"), status=503)
+            # Without the request: no context processor (the user's) goes back to the database.
+            page = render_to_string("503.html", {"site_name": settings.SITE_NAME})
+            response = HttpResponse(page, status=503)
         response["Retry-After"] = "30"
         return response
 

@@ -15,6 +15,9 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
 from harness.revision import PROJECT_DIR
 
 REPORTS_DIR = Path(__file__).resolve().parent / "reports"
@@ -119,12 +122,22 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def site_name() -> str:
+    """SITE_NAME: the configured settings' (DJANGO_SETTINGS_MODULE), else the project's own module's."""
+    try:
+        return settings.SITE_NAME
+    except ImproperlyConfigured:  # a runner with no DJANGO_SETTINGS_MODULE in its environment
+        from config import settings as project_settings
+
+        return project_settings.SITE_NAME
+
+
 def header_lines(report: dict) -> list[str]:
     health = report.get("health", {})
     start, end = health.get("start", {}), health.get("end", {})
     via = report.get("via") or "webmcp"
     lines = [
-        f"AgentReady Events — eval run ({report['mode']}, via={via})",
+        f"{site_name()} — eval run ({report['mode']}, via={via})",
         f"started   {report.get('startedAt')}   finished {report.get('finishedAt')}",
         f"site      {report.get('baseUrl')}"
         + ("   (server started by the runner)" if report.get("serverStartedByRunner") else ""),

@@ -23,8 +23,12 @@ from icalendar import Event as CalendarEvent
 
 from ..models import Event
 
-PRODID = "-//AgentReady Events//agentready-events//EN"
 UID_DOMAIN = "agentready-events"
+
+
+def prodid() -> str:
+    """The calendar's PRODID (RFC 5545 3.7.3): who wrote it (SITE_NAME) and the product's fixed slug."""
+    return f"-//{settings.SITE_NAME}//{UID_DOMAIN}//EN"
 
 
 def filename(event: Event) -> str:
@@ -97,7 +101,7 @@ def _entry(event: Event, *, url: str, status: str, zone: tzinfo, changed_at: dat
 
 def _calendar() -> Calendar:
     calendar = Calendar()
-    calendar.add("prodid", PRODID)
+    calendar.add("prodid", prodid())
     calendar.add("version", "2.0")
     calendar.add("calscale", "GREGORIAN")
     calendar.add("method", "PUBLISH")
