@@ -683,22 +683,34 @@ class CheckInAdmin(EventScopedAdmin, ReadOnlyAdmin):
 
 @admin.register(SavedEvent)
 class SavedEventAdmin(ReadOnlyAdmin):
+    """Each visitor's saved events, to read only. A save is the person's own bookmark, made and
+    removed by them alone (`save_event`, `unsave_event`, each on the visitor's own saves): it holds
+    no seat and tells nobody anything, so an organiser has nothing to do with it, and the admin
+    offers no action on it (no add, change or delete, and no bulk delete)."""
+
     list_display = ["event", "user", "visitor_token", "created_at"]
     list_select_related = ["user", "event"]
     search_fields = ["user__username", "event__title", "event__public_id"]
 
 
 @admin.register(WaitlistEntry)
-class WaitlistEntryAdmin(admin.ModelAdmin):
+class WaitlistEntryAdmin(ReadOnlyAdmin):
+    """The waiting lists, to read only: who waits for which event, who holds an offered seat until
+    when. An entry changes only through the waiting-list use cases, which keep the queue's order, the
+    offers and the seat ledger in step and write the Activity row: people join and leave
+    (`join_waitlist`, `leave_waitlist`, their own entry only), freed seats are offered
+    (`offer_free_seats`, the waiting-list task) and `cancel_event` closes them all. No use case takes
+    someone else off a waiting list, so there is no action for it here, and no change or delete
+    (deleting a row would skip the offer to the next person and the seat ledger). An organiser's
+    removal would be a new action row with its own policy; until one exists, the person leaves the
+    list themselves."""
+
     list_display = ["event", "user", "status", "joined_at", "expires_at", "ended_at"]
     list_filter = ["status"]
     list_select_related = ["user", "event"]
     search_fields = ["user__username", "user__email", "event__title", "event__public_id"]
     readonly_fields = ["event", "user", "status", "joined_at", "offered_at", "expires_at", "ended_at"]
     date_hierarchy = "joined_at"
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # people join through the use case, which keeps the queue's rules
 
 
 @admin.register(Notification)

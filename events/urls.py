@@ -16,11 +16,7 @@ urlpatterns = [
     path("events/<str:event_id>/", views.event_detail, name="event-detail"),
     path("events/<str:event_id>/calendar.ics", views.event_ics, name="event-ics"),
     path("events/<str:event_id>/save/", tool_or_page(views.save_event, pages.save_event), name="save-event"),
-    path(
-        "events/<str:event_id>/unsave/",
-        tool_or_page(views.unsave_event, pages.unsave_event),
-        name="unsave-event",
-    ),
+    path("events/<str:event_id>/unsave/", views.unsave_event, name="unsave-event"),  # no WebMCP tool
     path(
         "events/<str:event_id>/register/",
         tool_or_page(views.register_event, pages.register_event),

@@ -40,6 +40,13 @@ def run_action(client: Client, action: str, events: list[Event], url: str = EVEN
     return client.post(url, {"action": action, "_selected_action": [event.pk for event in events]})
 
 
+#: The refusal an organiser can meet through the event actions: the selection holds only events they
+#: manage and each event's own id is the action's only input, so what is refused is an event stored
+#: with an id the id rule refuses (the database checks only its prefix; a row made outside the
+#: admin's form, e.g. loaded from elsewhere).
+ID_REFUSED = ("error", "VALIDATION_ERROR: The input is not valid.")
+
+
 # ── Access ──────────────────────────────────────────────────────────────────────────────────────
 
 
@@ -223,6 +230,30 @@ def test_raising_capacity_in_the_admin_offers_the_new_seats_to_the_waiting_list(
     assert "Sent" in admin_client.get(url).content.decode()  # the e-mails, in the event's page
 
 
+def test_a_refused_offer_of_the_raised_seats_is_an_error_message_and_the_change_is_kept(admin_client):
+    event = EventFactory(public_id="evt-Legacy_1", capacity=1)  # an id the id rule refuses (ID_REFUSED)
+    url = reverse("admin:events_event_change", args=[event.pk])
+    form = admin_client.get(url).context["adminform"].form
+    data = {name: value for name, value in form.initial.items() if value is not None}
+    starts, ends = timezone.localtime(event.starts_at), timezone.localtime(event.ends_at)
+    data.update(
+        {
+            "capacity": "2",
+            "starts_at_0": starts.date().isoformat(),
+            "starts_at_1": starts.time().isoformat(),
+            "ends_at_0": ends.date().isoformat(),
+            "ends_at_1": ends.time().isoformat(),
+            **EMPTY_INLINES,
+        }
+    )
+    response = admin_client.post(url, data, follow=True)
+    said = [(message.level_tag, str(message)) for message in response.context["messages"]]
+    assert ID_REFUSED in said
+    event.refresh_from_db()
+    assert event.capacity == 2
+    assert Activity.objects.get(action="offer_free_seats").outcome == "VALIDATION_ERROR"
+
+
 def test_failed_emails_are_listed_and_can_be_sent_again(admin_client, mailoutbox):
     event = EventFactory()
     user = UserFactory()
@@ -322,6 +353,30 @@ def test_admin_action_works_while_sorted_by_an_annotation(admin_client, event):
     assert response.status_code == 302
     event.refresh_from_db()
     assert event.status == EventStatus.CANCELLED
+
+
+@pytest.mark.parametrize(
+    ("action", "use_case", "status"),
+    [
+        ("publish", "publish_event", EventStatus.DRAFT),
+        ("unpublish", "unpublish_event", EventStatus.PUBLISHED),
+        ("cancel", "cancel_event", EventStatus.PUBLISHED),
+    ],
+)
+def test_admin_event_action_on_an_event_whose_id_breaks_the_id_rule_is_a_validation_error_message(
+    admin_client, action, use_case, status
+):
+    event = EventFactory(public_id="evt-Legacy_1", status=status)
+    response = admin_client.post(
+        EVENT_CHANGELIST, {"action": action, "_selected_action": [event.pk]}, follow=True
+    )
+    said = [(message.level_tag, str(message)) for message in response.context["messages"]]
+    assert ID_REFUSED in said
+    event.refresh_from_db()
+    assert event.status == status
+    assert list(Activity.objects.values_list("action", "mode", "outcome")) == [
+        (use_case, "admin", "VALIDATION_ERROR")
+    ]
 
 
 # ── CSV export ──────────────────────────────────────────────────────────────────────────────────
@@ -521,6 +576,26 @@ def test_cancelling_a_cancelled_registration_from_the_admin_changes_nothing(admi
         REGISTRATION_CHANGELIST, {"action": "cancel_registrations", "_selected_action": [registration.pk]}
     )
     assert Activity.objects.get().outcome == "ALREADY_CANCELLED"
+
+
+def test_cancelling_a_registration_of_a_started_event_from_the_admin_is_an_error_message(admin_client):
+    registration = RegistrationFactory(event=EventFactory(past=True))
+    response = admin_client.post(
+        REGISTRATION_CHANGELIST,
+        {"action": "cancel_registrations", "_selected_action": [registration.pk]},
+        follow=True,
+    )
+    said = [(message.level_tag, str(message)) for message in response.context["messages"]]
+    assert said == [
+        (
+            "error",
+            "REGISTRATION_CLOSED: The event has started; its registrations can no longer be cancelled.",
+        ),
+        ("success", "0 registrations were cancelled; their seats go to whoever waits first."),
+    ]
+    registration.refresh_from_db()
+    assert registration.status == RegistrationStatus.CONFIRMED
+    assert Activity.objects.get().outcome == "REGISTRATION_CLOSED"
 
 
 def test_staff_without_the_change_permission_cannot_cancel_registrations_from_the_admin():
@@ -738,10 +813,73 @@ def test_a_manager_sees_the_team_and_only_a_superuser_changes_it(door_team, admi
 def test_a_manager_cancels_a_registration_of_their_event_through_the_use_case(door_team):
     client, bob, cy = door_team["client"], door_team["bob"], door_team["cy"]
     response = client.post(
-        REGISTRATION_CHANGELIST, {"action": "cancel_registrations", "_selected_action": [bob.pk, cy.pk]}
+        REGISTRATION_CHANGELIST,
+        {"action": "cancel_registrations", "_selected_action": [bob.pk, cy.pk]},
+        follow=True,
     )
-    assert response.status_code == 302
+    assert response.redirect_chain == [(REGISTRATION_CHANGELIST, 302)]
+    # Cy's registration (another event's) is not in the manager's selection at all: no refusal, and
+    # no message that tells of it; the count is of theirs alone.
+    said = [(message.level_tag, str(message)) for message in response.context["messages"]]
+    assert said == [("success", "1 registration was cancelled; its seat goes to whoever waits first.")]
     bob.refresh_from_db()
     cy.refresh_from_db()
     assert (bob.status, cy.status) == (RegistrationStatus.CANCELLED, RegistrationStatus.CONFIRMED)
     assert Activity.objects.filter(action="cancel_attendee_registration", mode="admin").count() == 1
+
+
+# ── Rows the use cases alone change: the waiting list, registrations, saves ─────────────────────
+
+
+def _waiting(event: Event) -> WaitlistEntry:
+    """Someone on `event`'s waiting list, joined the site's way (the event is made full first)."""
+    event.capacity = 1
+    event.save(update_fields=["capacity"])
+    RegistrationFactory(event=event, user=UserFactory(username="holder"))
+    person = UserFactory(username="waiter")
+    actions.call("join_waitlist", visitor=Visitor(user=person), channel="ui", event_id=event.public_id)
+    return WaitlistEntry.objects.get(user=person, event=event)
+
+
+def _assert_waiting_list_entry_cannot_be_changed_or_deleted(client: Client, entry: WaitlistEntry) -> None:
+    change = reverse("admin:events_waitlistentry_change", args=[entry.pk])
+    delete = reverse("admin:events_waitlistentry_delete", args=[entry.pk])
+    before = Activity.objects.count()
+    form = {"event": entry.event.pk, "user": entry.user.pk, "status": WaitlistStatus.LEFT}
+    assert client.post(change, form).status_code == 403
+    assert client.get(delete).status_code == 403
+    assert client.post(delete, {"post": "yes"}).status_code == 403
+    assert client.get(reverse("admin:events_waitlistentry_add")).status_code == 403
+    entry.refresh_from_db()
+    assert entry.status == WaitlistStatus.WAITING and entry.ended_at is None
+    assert Activity.objects.count() == before
+
+
+def test_a_waiting_list_entry_cannot_be_changed_or_deleted_by_a_superuser(admin_client, event):
+    entry = _waiting(event)
+    _assert_waiting_list_entry_cannot_be_changed_or_deleted(admin_client, entry)
+    page = admin_client.get(reverse("admin:events_waitlistentry_change", args=[entry.pk]))
+    assert page.status_code == 200  # still shown, read-only
+    assert not page.context["has_change_permission"] and not page.context["has_delete_permission"]
+
+
+def test_a_waiting_list_entry_cannot_be_changed_or_deleted_by_the_events_manager(door_team):
+    entry = _waiting(door_team["event"])  # the manager's own event
+    _assert_waiting_list_entry_cannot_be_changed_or_deleted(door_team["client"], entry)
+
+
+@pytest.mark.parametrize("model", ["registration", "savedevent", "waitlistentry"])
+def test_no_bulk_delete_is_offered_for_rows_the_use_cases_change(admin_client, event, model):
+    row = {
+        "registration": lambda: RegistrationFactory(event=event),
+        "savedevent": lambda: SavedEventFactory(event=event),
+        "waitlistentry": lambda: _waiting(event),
+    }[model]()
+    changelist = reverse(f"admin:events_{model}_changelist")
+    response = admin_client.get(changelist)
+    assert response.status_code == 200
+    action_form = response.context["action_form"]
+    offered = [name for name, _ in action_form.fields["action"].choices] if action_form else []
+    assert "delete_selected" not in offered
+    admin_client.post(changelist, {"action": "delete_selected", "_selected_action": [row.pk], "post": "yes"})
+    assert type(row).objects.filter(pk=row.pk).exists()

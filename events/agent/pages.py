@@ -60,11 +60,6 @@ def save_event(request: HttpRequest, event_id: str) -> HttpResponse:
 
 
 @require_POST
-def unsave_event(request: HttpRequest, event_id: str) -> HttpResponse:
-    return _write(request, event_id, "unsave_event")
-
-
-@require_POST
 def register_event(request: HttpRequest, event_id: str) -> HttpResponse:
     return _write(request, event_id, "register_event")
 

@@ -7,7 +7,7 @@ from datetime import datetime
 import pytest
 
 from events.choices import WaitlistStatus
-from events.models import WaitlistEntry
+from events.models import Activity, WaitlistEntry
 from tests.api.conftest import ApiClient, assert_envelope
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 
@@ -119,3 +119,11 @@ def test_leaving_with_an_offer_declines_it_and_the_next_person_gets_it(event):
 def test_the_waitlist_of_a_registered_person_is_refused(event):
     holder = client_for("holder")
     assert_envelope(holder.write("POST", WAITLIST), 409, "CONFLICT", "ALREADY_REGISTERED")
+
+
+def test_leave_waitlist_of_an_unknown_event_returns_event_not_found(signed_in_api, event):
+    signed_in_api.write("POST", WAITLIST)
+    response = signed_in_api.write("DELETE", "/api/events/evt-nope/waitlist")
+    assert_envelope(response, 404, "NOT_FOUND", "EVENT_NOT_FOUND")
+    assert WaitlistEntry.objects.get().status == WaitlistStatus.WAITING  # the other list is untouched
+    assert Activity.objects.filter(action="leave_waitlist").get().outcome == "EVENT_NOT_FOUND"

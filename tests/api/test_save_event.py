@@ -81,5 +81,14 @@ def test_unsave_event_removes_and_second_unsave_changes_nothing(signed_in_api, u
     assert not SavedEvent.objects.exists()
 
 
+def test_unsave_event_of_an_unknown_event_returns_event_not_found(signed_in_api, event):
+    response = signed_in_api.write("DELETE", "/api/me/saved/evt-nothing")
+    body = assert_envelope(response, 404, "NOT_FOUND", "EVENT_NOT_FOUND")
+    assert body["stateVersion"] == 0
+    assert list(Activity.objects.values_list("action", "mode", "outcome")) == [
+        ("unsave_event", "api", "EVENT_NOT_FOUND")
+    ]
+
+
 def test_list_saved_refuses_unknown_parameters(api):
     assert_envelope(api.get("/api/me/saved", {"page": "2"}), 400, "INVALID_INPUT", "UNKNOWN_PARAMETER")

@@ -261,3 +261,55 @@ def test_the_waiting_list_over_mcp(mcp_url, mode, user, token_for):
         Activity.objects.filter(action__in=["join_waitlist", "leave_waitlist"]).values_list("mode", flat=True)
     )
     assert modes == {"mcp"}
+
+
+def test_cancel_registration_without_a_registration_is_a_registration_not_found_error(
+    mcp_url, user, token_for
+):
+    EventFactory(public_id="evt-mcp-none")
+    token = token_for(user)
+
+    async def call():
+        async with connect(mcp_url, token=token) as client:
+            return await client.call_tool("cancel_registration", {"event_id": "evt-mcp-none"})
+
+    refused = run(call())
+    assert refused.is_error is True
+    envelope = refused.structured_content
+    assert (envelope["code"], envelope["reason"]) == ("NOT_FOUND", "REGISTRATION_NOT_FOUND")
+    assert list(Activity.objects.values_list("action", "mode", "outcome")) == [
+        ("cancel_registration", "mcp", "REGISTRATION_NOT_FOUND")
+    ]
+
+
+def test_join_waitlist_with_free_seats_is_a_seats_available_error(mcp_url, user, token_for):
+    EventFactory(public_id="evt-mcp-open", capacity=5)
+    token = token_for(user)
+
+    async def call():
+        async with connect(mcp_url, token=token) as client:
+            return await client.call_tool("join_waitlist", {"event_id": "evt-mcp-open"})
+
+    refused = run(call())
+    assert refused.is_error is True
+    envelope = refused.structured_content
+    assert (envelope["code"], envelope["reason"]) == ("CONFLICT", "SEATS_AVAILABLE")
+    assert "register_event" in envelope["nextAction"]
+    assert list(Activity.objects.values_list("action", "mode", "outcome")) == [
+        ("join_waitlist", "mcp", "SEATS_AVAILABLE")
+    ]
+
+
+def test_leave_waitlist_without_a_token_is_a_sign_in_required_error(mcp_url):
+    EventFactory(public_id="evt-mcp-leave")
+    status, refused = run(raw_call(mcp_url, None, "leave_waitlist", {"event_id": "evt-mcp-leave"}))
+    assert status == 401
+    assert (refused["ok"], refused["code"], refused["reason"], refused["scope"]) == (
+        False,
+        "AUTH_REQUIRED",
+        "SIGN_IN_REQUIRED",
+        "registrations:write",
+    )
+    assert list(Activity.objects.values_list("action", "mode", "outcome")) == [
+        ("leave_waitlist", "mcp", "SIGN_IN_REQUIRED")
+    ]

@@ -102,6 +102,13 @@ def test_write_on_unknown_event_is_404(signed_in_en_client):
     assert signed_in_en_client.post("/events/evt-nothing/save/").status_code == 404
 
 
+def test_unsave_of_an_unknown_event_is_404_and_recorded_as_event_not_found(signed_in_en_client):
+    assert signed_in_en_client.post("/events/evt-nothing/unsave/").status_code == 404
+    assert list(Activity.objects.values_list("action", "mode", "outcome")) == [
+        ("unsave_event", "ui", "EVENT_NOT_FOUND")
+    ]
+
+
 # ── register / cancel ─────────────────────────────────────────────────────────────────────────
 
 

@@ -13,7 +13,7 @@ from django.test import Client
 from core.visitors import Visitor
 from events import actions
 from events.choices import WaitlistStatus
-from events.models import WaitlistEntry
+from events.models import Activity, WaitlistEntry
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 
 from .conftest import EN, HTMX, manifest_tools
@@ -149,6 +149,15 @@ def test_a_refusal_is_a_message_not_an_error(signed_in_en_client):
     assert not WaitlistEntry.objects.exists()
 
 
+def test_leaving_the_waiting_list_signed_out_sends_to_sign_in_with_a_message(en_client, full_event):
+    response = en_client.post("/events/evt-full/waitlist/leave/", follow=True)
+    assert response.redirect_chain == [("/accounts/login/?next=/events/evt-full/", 302)]
+    assert "Please sign in first; then you can do this." in response.content.decode()
+    assert list(Activity.objects.values_list("action", "mode", "outcome")) == [
+        ("leave_waitlist", "ui", "SIGN_IN_REQUIRED")
+    ]
+
+
 # ── the tools, on the same routes ─────────────────────────────────────────────────────────────
 
 
@@ -194,3 +203,14 @@ def test_leave_waitlist_tool_declines_an_offer(signed_in_en_client, user, other_
     response = tool_call(signed_in_en_client, "leave_waitlist", "leave")
     result = json.loads(ISLAND.findall(response.content.decode())[0])
     assert (result["wasWaiting"], result["declinedOffer"], result["waiting"]) == (True, True, False)
+
+
+def test_leave_waitlist_tool_signed_out_is_the_sign_in_envelope(en_client, full_event):
+    response = tool_call(en_client, "leave_waitlist", "leave")
+    assert (response.status_code, response["Content-Type"]) == (401, "application/json")
+    body = response.json()
+    assert (body["ok"], body["code"], body["reason"]) == (False, "AUTH_REQUIRED", "SIGN_IN_REQUIRED")
+    assert "/accounts/login/" in body["nextAction"] and body["uiUpdated"] is False
+    assert list(Activity.objects.values_list("action", "mode", "outcome")) == [
+        ("leave_waitlist", "agent", "SIGN_IN_REQUIRED")
+    ]

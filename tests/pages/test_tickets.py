@@ -14,7 +14,7 @@ from PIL import Image
 
 from core.visitors import Mode, Visitor
 from events import actions
-from events.models import Registration
+from events.models import Activity, Registration
 from tests.tasks import run_tasks
 
 from .conftest import EN
@@ -71,6 +71,18 @@ def test_the_resend_button_emails_the_ticket_again(signed_in_en_client, user, ev
     assert response.status_code == 302
     run_tasks()
     assert len(mail.outbox) == 2 and mail.outbox[-1].subject.startswith("Your ticket")
+
+
+def test_resend_without_a_ticket_says_so_on_the_event_page(signed_in_en_client, event):
+    response = signed_in_en_client.post(f"/events/{event.public_id}/ticket/resend/", follow=True)
+    assert response.redirect_chain == [(f"/events/{event.public_id}/", 302)]
+    said = [(message.level_tag, str(message)) for message in response.context["messages"]]
+    assert said == [("error", "You have no ticket for this event.")]
+    run_tasks()
+    assert not mail.outbox
+    assert list(Activity.objects.filter(action="resend_ticket").values_list("mode", "outcome")) == [
+        ("ui", "NO_TICKET")
+    ]
 
 
 def test_a_tool_result_says_only_whether_the_person_holds_a_ticket(user, event):
