@@ -411,7 +411,7 @@ if env_bool("BEHIND_TLS_PROXY", False):
 
 
 class MaskCalendarTokens(logging.Filter):
-    """A person's calendar address (`/calendar/<token>.ics`, events/feeds.py) is a secret: a log line
+    """A person's calendar address (`/calendar/<token>.ics`, events/web/feeds.py) is a secret: a log line
     that names it (the development server's request line, Django's "Not Found: <path>", any message
     with a path) shows `/calendar/***.ics` instead. On the loggers that write paths, so the record
     itself is masked for every handler, and on the site's handlers, for every other logger. An access

@@ -640,7 +640,7 @@ class ActivityCount(models.Model):
 
 
 class CalendarFeed(models.Model):
-    """A person's secret calendar address, `/calendar/<token>.ics` (events/feeds.py): their registrations
+    """A person's secret calendar address, `/calendar/<token>.ics` (events/web/feeds.py): their registrations
     (and, asked for, their saved events) for a calendar program to subscribe to.
 
     The token (256 random bits) is a read-only capability to one calendar, like the "secret address" of

@@ -6,8 +6,8 @@ from django.urls import path
 
 from webmcp.responses import tool_or_page
 
-from . import door_views, feeds, views
 from .agent import pages
+from .web import door, feeds, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -38,20 +38,20 @@ urlpatterns = [
         name="leave-waitlist",
     ),
     path("events/<str:event_id>/ticket/resend/", views.resend_ticket, name="resend-ticket"),
-    # The door: the check-in page and its forms (door_views); check-in-attendee takes a typed or scanned
+    # The door: the check-in page and its forms (web/door.py); check-in-attendee takes a typed or scanned
     # code or a person chosen from the list (the one row takes either), find-attendee a name or e-mail.
-    path("events/<str:event_id>/check-in/", door_views.check_in, name="check-in"),
+    path("events/<str:event_id>/check-in/", door.check_in, name="check-in"),
     path(
         "events/<str:event_id>/check-in/admit/",
-        tool_or_page(door_views.check_in_attendee, pages.check_in_attendee),
+        tool_or_page(door.check_in_attendee, pages.check_in_attendee),
         name="check-in-attendee",
     ),
     path(
         "events/<str:event_id>/check-in/find/",
-        tool_or_page(door_views.find_attendee, pages.find_attendee),
+        tool_or_page(door.find_attendee, pages.find_attendee),
         name="find-attendee",
     ),
-    path("events/<str:event_id>/check-in/undo/", door_views.undo_check_in, name="undo-check-in"),
+    path("events/<str:event_id>/check-in/undo/", door.undo_check_in, name="undo-check-in"),
     path("me/", views.me, name="me"),
     path("me/calendar/", feeds.reset_calendar_feed, name="calendar-feed-reset"),
     # The person's secret calendar address: config/settings.py keeps its token out of the logs.

@@ -29,7 +29,7 @@ LITERAL = "AgentReady Events"
 #: example of a feed's name, and the admin's header, a msgid in events/admin.py (its own change).
 ALLOWED = {
     ("config/settings.py", 'SITE_NAME = "AgentReady Events"'),
-    ("events/feeds.py", 'conditions, e.g. "AgentReady Events: Taipei · Free'),
+    ("events/web/feeds.py", 'conditions, e.g. "AgentReady Events: Taipei · Free'),
     ("events/admin.py", 'admin.site.site_header = _("AgentReady Events admin")'),
     ("events/admin.py", 'admin.site.site_title = _("AgentReady Events admin")'),
 }

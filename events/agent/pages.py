@@ -3,7 +3,7 @@
 The route is shared with the person's page or form; the request is told apart once, at the route
 (`webmcp.responses.tool_or_page`), by the tool header. A call performs its action row, with the write
 rate and nothing in its body but what the tool takes, and one answer carries the region the person
-sees (redrawn by `events.views`) and the result the agent gets (`webmcp.responses`); a refusal is the
+sees (redrawn by `events.web.views`) and the result the agent gets (`webmcp.responses`); a refusal is the
 JSON envelope, the page left as it was.
 """
 
@@ -24,12 +24,12 @@ from core.visitors import Mode, client_mode, visitor_from_request
 from webmcp.registry import registry
 from webmcp.responses import MalformedToolInput, calling_page, tool_input, tool_refusal, with_tool_result
 
-from .. import door_views, views
 from ..actions import ACTIONS, Caller, Performed, perform
 from ..forms import EventSearchForm
+from ..web import door, views
 
 if TYPE_CHECKING:
-    from ..views import HtmxHttpRequest as HttpRequest  # every page request went through django-htmx
+    from ..web.views import HtmxHttpRequest as HttpRequest  # every page request went through django-htmx
 else:
     from django.http import HttpRequest
 
@@ -113,7 +113,7 @@ def _refusal(performed: Performed) -> HttpResponse:
     return tool_refusal(performed.body(), status=performed.status, headers=performed.headers)
 
 
-# ── the door: the check-in page's tools (the event is the page's; `events.door_views` draws) ────
+# ── the door: the check-in page's tools (the event is the page's; `events.web.door` draws) ────
 
 
 @require_POST
@@ -126,7 +126,7 @@ def find_attendee(request: HttpRequest, event_id: str) -> HttpResponse:
     if performed.error is not None:
         return _refusal(performed)
     query = performed.arguments.get("query", "")
-    response = door_views.live_part(request, event_id, performed.result, listed=True, query=query)
+    response = door.live_part(request, event_id, performed.result, listed=True, query=query)
     return with_tool_result(response, performed.body())
 
 
@@ -143,7 +143,7 @@ def check_in_attendee(request: HttpRequest, event_id: str) -> HttpResponse:
     performed = perform(ACTIONS[name], caller, lambda: _on_this_page(request, event_id), input=_input(name))
     if performed.error is not None:
         return _refusal(performed)
-    response = door_views.answer_part(request, event_id, door_views.answer_of_check_in(performed))
+    response = door.answer_part(request, event_id, door.answer_of_check_in(performed))
     return with_tool_result(response, performed.body())
 
 

@@ -1,5 +1,5 @@
 """Events as iCalendar (RFC 5545): one event's file (the page's download, the confirmation e-mail) and
-the calendar feeds (`events/feeds.py`: a person's secret feed, the public search feed).
+the calendar feeds (`events/web/feeds.py`: a person's secret feed, the public search feed).
 
 One entry per event everywhere, built by `_entry`: its UID is the event's public id, so a second
 import or the next refresh of a feed updates the entry instead of duplicating it; its SEQUENCE and

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 from django.urls import URLPattern
 
-from events import urls, views
+from events import urls
 from events.models import Activity, SavedEvent
+from events.web import views
 from tests.factories import SavedEventFactory
 from webmcp.registry import registry
 from webmcp.responses import tool_or_page

@@ -36,15 +36,15 @@ from core.visitors import Mode, Visitor, client_mode, visitor_from_request
 from webmcp.registry import TOOL_HEADER
 from webmcp.templatetags.webmcp import PAGE_ROUTE
 
-from . import jsonld, policies, selectors
-from .actions import ACTIONS, Caller, Performed, perform
-from .errors import EventNotFound, RegistrationNotFound
-from .forms import PAGE_PARAM, EventSearchForm
-from .mail import ics
-from .mail.messages import reminders_on
-from .models import Registration
-from .templatetags.cards import drawn_key
-from .tools import detail_state
+from .. import jsonld, policies, selectors
+from ..actions import ACTIONS, Caller, Performed, perform
+from ..errors import EventNotFound, RegistrationNotFound
+from ..forms import PAGE_PARAM, EventSearchForm
+from ..mail import ics
+from ..mail.messages import reminders_on
+from ..models import Registration
+from ..templatetags.cards import drawn_key
+from ..tools import detail_state
 
 if TYPE_CHECKING:
     from django_htmx.middleware import HtmxDetails

@@ -44,11 +44,11 @@ from core.errors import InvalidInput
 from core.inputs import validated_input
 from core.visitors import Visitor
 
-from . import selectors
-from .choices import EventStatus, Level, Location, Price
-from .contract import EventSearchInput
-from .mail import ics
-from .models import CalendarFeed, Event, Registration, RetiredEventId, SavedEvent
+from .. import selectors
+from ..choices import EventStatus, Level, Location, Price
+from ..contract import EventSearchInput
+from ..mail import ics
+from ..models import CalendarFeed, Event, Registration, RetiredEventId, SavedEvent
 
 CONTENT_TYPE = "text/calendar; charset=utf-8"
 #: How often calendar programs are asked to fetch a feed again; the public feed's max-age.

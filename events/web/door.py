@@ -35,10 +35,10 @@ from core.errors import AuthRequired, DomainError, InvalidInput
 from core.visitors import Mode, Visitor, client_mode, visitor_from_request
 from webmcp.templatetags.webmcp import PAGE_ROUTE
 
-from . import selectors
-from .actions import ACTIONS, Caller, Performed, perform
-from .errors import EventNotFound, NotEventStaff, TicketUnknown
-from .tools import CHECK_IN, check_in_state
+from .. import selectors
+from ..actions import ACTIONS, Caller, Performed, perform
+from ..errors import EventNotFound, NotEventStaff, TicketUnknown
+from ..tools import CHECK_IN, check_in_state
 
 if TYPE_CHECKING:
     from .views import HtmxHttpRequest as HttpRequest  # every page request went through django-htmx
