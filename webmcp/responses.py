@@ -14,13 +14,12 @@ import functools
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.utils.html import json_script
-from django.utils.http import url_has_allowed_host_and_scheme
 
+from webmcp.http import same_site_path
 from webmcp.registry import PAGE_HEADER, RESULT_ELEMENT_ID, TOOL_HEADER, TOOL_NAME_PATTERN
 
 
@@ -45,13 +44,7 @@ def tool_or_page(
 
 def calling_page(request: HttpRequest) -> str:
     """Path and query of the page a tool call came from, when it is a page of this site; else ""."""
-    page = request.headers.get(PAGE_HEADER, "")
-    if not page or not url_has_allowed_host_and_scheme(
-        page, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return ""
-    parts = urlsplit(page)
-    return f"{parts.path}?{parts.query}" if parts.query else parts.path
+    return same_site_path(request, request.headers.get(PAGE_HEADER, ""))
 
 
 class MalformedToolInput(ValueError):

@@ -30,9 +30,9 @@ from django.views.decorators.http import require_GET, require_POST
 from core import conditional
 from core.conditional import Validators
 from core.errors import AuthRequired, DomainError, InvalidInput
-from core.http import is_same_site
 from core.revision import revision
 from core.visitors import Mode, Visitor, client_mode, visitor_from_request
+from webmcp.http import is_same_site, same_site_path
 from webmcp.registry import TOOL_HEADER
 from webmcp.templatetags.webmcp import PAGE_ROUTE
 
@@ -490,11 +490,7 @@ def _redirect_to_detail(request: HtmxHttpRequest, event_id: str) -> HttpResponse
 
 def _same_site_referer(request: HtmxHttpRequest) -> str:
     """The Referer's path and query when it is a page of this site, else ""."""
-    referer = request.headers.get("Referer", "")
-    if is_same_site(request, referer):
-        parts = urlsplit(referer)
-        return f"{parts.path}?{parts.query}" if parts.query else parts.path
-    return ""
+    return same_site_path(request, request.headers.get("Referer", ""))
 
 
 def _safe_next(request: HtmxHttpRequest) -> str:
