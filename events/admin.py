@@ -15,15 +15,17 @@ from __future__ import annotations
 import csv
 from typing import TYPE_CHECKING, TypedDict, cast
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth.models import Group, Permission, User
 from django.db.models import Count, Exists, OuterRef, Prefetch, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import formats, timezone
+from django.utils.functional import lazy
 from django.utils.html import format_html
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from core.visitors import Mode, Visitor
 
@@ -53,8 +55,12 @@ if TYPE_CHECKING:
         seats_left: int | None
 
 
-admin.site.site_header = _("AgentReady Events admin")
-admin.site.site_title = _("AgentReady Events admin")
+def _admin_title() -> str:
+    # Read at each page in the person's language, so a changed SITE_NAME (or a test's) is what shows.
+    return gettext("%(site)s admin") % {"site": settings.SITE_NAME}
+
+
+admin.site.site_header = admin.site.site_title = lazy(_admin_title, str)()
 admin.site.index_title = _("Events, registrations and activity")
 
 CSV_HEADER = [
@@ -422,46 +428,51 @@ class EventAdmin(EventScopedAdmin):
 
     @admin.action(description=_("Publish selected events"), permissions=["change"])
     def publish(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
-        count = sum(result.changed for result in self._apply(request, queryset, "publish_event"))
-        self.message_user(
-            request,
-            ngettext("%(count)d event was published.", "%(count)d events were published.", count)
-            % {"count": count},
-            messages.SUCCESS,
-        )
+        results = self._apply(request, queryset, "publish_event")
+        count = sum(result.changed for result in results)
+        if results:  # when every call was refused, the refusals alone are told
+            self.message_user(
+                request,
+                ngettext("%(count)d event was published.", "%(count)d events were published.", count)
+                % {"count": count},
+                messages.SUCCESS,
+            )
 
     @admin.action(description=_("Unpublish selected events (back to draft)"), permissions=["change"])
     def unpublish(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
-        count = sum(result.changed for result in self._apply(request, queryset, "unpublish_event"))
-        self.message_user(
-            request,
-            ngettext(
-                "%(count)d event was moved back to draft.",
-                "%(count)d events were moved back to draft.",
-                count,
+        results = self._apply(request, queryset, "unpublish_event")
+        count = sum(result.changed for result in results)
+        if results:
+            self.message_user(
+                request,
+                ngettext(
+                    "%(count)d event was moved back to draft.",
+                    "%(count)d events were moved back to draft.",
+                    count,
+                )
+                % {"count": count},
+                messages.SUCCESS,
             )
-            % {"count": count},
-            messages.SUCCESS,
-        )
 
     @admin.action(description=_("Cancel selected events"), permissions=["change"])
     def cancel(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
         results = self._apply(request, queryset, "cancel_event")
         count = sum(result.changed for result in results)
         told = sum(result.cancelled_registrations for result in results)
-        self.message_user(
-            request,
-            ngettext("%(count)d event was cancelled.", "%(count)d events were cancelled.", count)
-            % {"count": count}
-            + " "
-            + ngettext(
-                "%(told)d registration was cancelled with it; its holder is told by e-mail.",
-                "%(told)d registrations were cancelled with them; their holders are told by e-mail.",
-                told,
+        if results:
+            self.message_user(
+                request,
+                ngettext("%(count)d event was cancelled.", "%(count)d events were cancelled.", count)
+                % {"count": count}
+                + " "
+                + ngettext(
+                    "%(told)d registration was cancelled with it; its holder is told by e-mail.",
+                    "%(told)d registrations were cancelled with them; their holders are told by e-mail.",
+                    told,
+                )
+                % {"told": told},
+                messages.WARNING if count else messages.INFO,
             )
-            % {"told": told},
-            messages.WARNING if count else messages.INFO,
-        )
 
     @admin.action(description=_("Export registrations (CSV)"), permissions=["view"])
     def export_registrations_csv(self, request: HttpRequest, queryset: QuerySet[Event]) -> HttpResponse:
@@ -597,16 +608,17 @@ class RegistrationAdmin(CheckInColumns, EventScopedAdmin, ReadOnlyAdmin):
             [_perform(request, "cancel_attendee_registration", {"registration_id": pk}) for pk in ids],
         )
         count = sum(not result.already_cancelled for result in results)
-        self.message_user(
-            request,
-            ngettext(
-                "%(count)d registration was cancelled; its seat goes to whoever waits first.",
-                "%(count)d registrations were cancelled; their seats go to whoever waits first.",
-                count,
+        if results:
+            self.message_user(
+                request,
+                ngettext(
+                    "%(count)d registration was cancelled; its seat goes to whoever waits first.",
+                    "%(count)d registrations were cancelled; their seats go to whoever waits first.",
+                    count,
+                )
+                % {"count": count},
+                messages.SUCCESS,
             )
-            % {"count": count},
-            messages.SUCCESS,
-        )
 
 
 class StandingFilter(admin.SimpleListFilter):

@@ -371,7 +371,7 @@ def test_admin_event_action_on_an_event_whose_id_breaks_the_id_rule_is_a_validat
         EVENT_CHANGELIST, {"action": action, "_selected_action": [event.pk]}, follow=True
     )
     said = [(message.level_tag, str(message)) for message in response.context["messages"]]
-    assert ID_REFUSED in said
+    assert said == [ID_REFUSED]  # the refusal alone: no "0 events were …" beside it
     event.refresh_from_db()
     assert event.status == status
     assert list(Activity.objects.values_list("action", "mode", "outcome")) == [
@@ -591,7 +591,6 @@ def test_cancelling_a_registration_of_a_started_event_from_the_admin_is_an_error
             "error",
             "REGISTRATION_CLOSED: The event has started; its registrations can no longer be cancelled.",
         ),
-        ("success", "0 registrations were cancelled; their seats go to whoever waits first."),
     ]
     registration.refresh_from_db()
     assert registration.status == RegistrationStatus.CONFIRMED
