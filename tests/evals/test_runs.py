@@ -153,16 +153,23 @@ def test_smoke_runs_every_case_of_the_bank_and_each_passes(site, site_database, 
     assert Path(report["files"]["html"]).exists()
 
 
+#: One case of each kind the loop meets (the smoke run above plays every case): a search, a refusal
+#: recovered, a conversation on one page, an order of calls, a route-bound tool, a failed request,
+#: each write with the person's yes, a sign-in hint and small talk. Both languages are among them.
 GOOD_SAMPLE = [
     "SEL-01",
-    "ARG-04",
+    "ARG-04 en",
     "ARG-05",
-    "ARG-06",
-    "ARG-07",
+    "ARG-06 en",
+    "ARG-07 zh-Hant",
     "ORD-01",
     "NAV-01",
-    "RECOVERY",
-    "WRITE",
+    "RECOVERY-02",
+    "WRITE-02",
+    "WRITE-03",
+    "WRITE-04",
+    "WRITE-05 en",
+    "WRITE-07 zh-Hant",
     "AUTH-01",
     "NO-01 en",
 ]
