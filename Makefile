@@ -100,8 +100,6 @@ XDIST ?= -n 2 --dist loadgroup
 # restarts, and a test busy on the other core slowed it past them. Then every other test on the
 # workers. Exit code 5 (no test collected) fails only when neither run collected one.
 test: messages chromium nginx lighthouse/node_modules mcp-judges/node_modules $(JSQR)
-	$(PY) manage.py check --fail-level WARNING
-	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest --suite-part=serial $(PYTEST_ARGS); serial=$$?; \
 	$(PY) -m pytest $(XDIST) --suite-part=parallel $(PYTEST_ARGS); parallel=$$?; \
 	if [ $$serial = 5 ] && [ $$parallel = 5 ]; then echo "pytest collected no tests: failing on purpose"; exit 1; fi; \

@@ -2,7 +2,7 @@
 
 `SessionUserBackend` is Django's `ModelBackend`, with one difference: while `accounts.middleware`
 asks Django's `auth.get_user` for a request's person, the person that the session engine has already
-read with the session row (`accounts.sessions`) is the answer, if it is the one the session names. Any
+read with the session row (`core.sessions`) is the answer, if it is the one the session names. Any
 other case (a session saved before the column existed, a mismatch, no request in progress) reads the
 person as `ModelBackend` does. Django then checks the session's hash and the account's `is_active`
 exactly as it always does.

@@ -299,7 +299,8 @@ OAUTH2_PROVIDER = {
     "OAUTH2_PROTECTED_RESOURCE_NAME": SITE_NAME,
 }
 
-SESSION_ENGINE = "accounts.sessions"  # database sessions, read joined to their person
+SESSION_ENGINE = "core.sessions"  # database sessions, read joined to their person (core/sessions.py)
+SESSION_MODEL = "accounts.Session"  # the session row, with its person's id in a column
 # The worker deletes expired sessions this often (accounts/tasks.py; Django's clearsessions, scheduled).
 SESSION_SWEEP_HOURS = float(os.environ.get("SESSION_SWEEP_HOURS", "24"))
 # How long personal data is kept before the worker removes or clears it (accounts/tasks.py, daily;

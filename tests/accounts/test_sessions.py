@@ -1,4 +1,4 @@
-"""The session engine reads a session and its person in one statement (accounts/sessions.py), and
+"""The session engine reads a session and its person in one statement (core/sessions.py), and
 Django's own checks of that person still decide who is signed in."""
 
 from __future__ import annotations
