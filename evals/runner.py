@@ -332,16 +332,16 @@ def run(options: RunOptions) -> tuple[dict, dict[str, Path]]:
         base_url = options.base_url
         # The seat steps reach the site's database: our own server's, or (--base-url) whatever the
         # runner's environment names (DJANGO_SETTINGS_MODULE, DATABASE_URL).
-        seats = SiteSeats()
-        accounts = SiteAccounts()
+        site_env = None
         if not base_url:
             options.progress("Preparing a seeded server (temporary SQLite, demo data)…")
             server = stack.enter_context(SeededServer())
             base_url = server.base_url
-            seats = SiteSeats(server.env())
-            accounts = SiteAccounts(server.env())
+            site_env = server.env()
             report["serverStartedByRunner"] = True
             report["workingTreeDirty"] = working_tree_dirty()
+        seats = stack.enter_context(SiteSeats(site_env))
+        accounts = SiteAccounts(site_env)
         report["baseUrl"] = base_url
         start_health = fetch_health(base_url)
         report["health"] = {"start": health_stamp(start_health)}

@@ -3,8 +3,9 @@ the product's own actions (`events.actions`) and commands, never raw SQL.
 
 A waiting-list case needs what no tool of its page can do: someone else cancelling, so that a seat
 frees and is held for the case's account. The runner does not import Django; it runs this module in a
-subprocess with the site's environment — `python -m evals.seats reset <event id>` and
-`python -m evals.seats free <event id> <username>` — and reads the one JSON line each prints.
+subprocess with the site's environment, `python -m evals.seats serve`, once per run, and sends it each
+step as a JSON line (`SiteSeats`). By hand, one step: `python -m evals.seats reset <event id>` or
+`python -m evals.seats free <event id> <username>`, which print one JSON line.
 
 - `reset`: the event gets back its seeded seats, whatever earlier cases did. Every account the runner
   signed up (`eval-…`, see `EVAL_ACCOUNT_PREFIX`) leaves the event's waiting list (`leave_waitlist`,
@@ -31,7 +32,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping
+from typing import IO
 
 EVAL_ACCOUNT_PREFIX = "eval-"  # the runner signs up `eval-<hex>` (evals/browser.py)
 MODE = "ui"  # what they do is what a person does on a page elsewhere
@@ -197,21 +200,51 @@ def door(event_id: str, username: str) -> dict:
     }
 
 
-USAGE = "usage: python -m evals.seats reset EVENT_ID | free EVENT_ID USERNAME | door EVENT_ID USERNAME"
+USAGE = (
+    "usage: python -m evals.seats reset EVENT_ID | free EVENT_ID USERNAME | door EVENT_ID USERNAME | serve"
+)
 STEPS = {"reset": (2, reset_seats), "free": (3, free_seat), "door": (3, door)}
+
+
+def _step(args: list[str]) -> dict:
+    """One step, as its command line names it; a wrong one is a SeatError."""
+    if not args or args[0] not in STEPS or len(args) != STEPS[args[0]][0]:
+        raise SeatError(USAGE)
+    return STEPS[args[0]][1](*args[1:])
+
+
+def serve(requests: IO[str], answers: IO[str]) -> int:
+    """Steps one after another in this process, one JSON line each way (`["free", "evt-…", "eval-…"]` →
+    `{"done": {...}}` or `{"error": "..."}`), until the runner closes its end: one Django start-up for a
+    whole run instead of one per step."""
+    for line in requests:
+        try:
+            args = json.loads(line)
+            if not isinstance(args, list) or not all(isinstance(arg, str) for arg in args):
+                raise SeatError("a request is a JSON list of strings")
+            answer: dict = {"done": _step(args)}
+        except (SeatError, ValueError) as error:
+            answer = {"error": f"evals.seats {line.strip()}: {error}"}
+        answers.write(json.dumps(answer, ensure_ascii=False) + "\n")
+        answers.flush()
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] not in STEPS or len(args) != STEPS[args[0]][0]:
+    if args != ["serve"] and (not args or args[0] not in STEPS or len(args) != STEPS[args[0]][0]):
         print(USAGE, file=sys.stderr)
         return 2
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")  # as manage.py does
     import django
 
     django.setup()
+    if args == ["serve"]:
+        # The answers have standard output to themselves: anything else printed goes to standard error.
+        answers, sys.stdout = sys.stdout, sys.stderr
+        return serve(sys.stdin, answers)
     try:
-        done = STEPS[args[0]][1](*args[1:])
+        done = _step(args)
     except SeatError as error:
         print(f"evals.seats {args[0]}: {error}", file=sys.stderr)
         return 1
@@ -223,7 +256,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 class SiteSeats:
-    """Runs the seat steps against one site's database: `python -m evals.seats …` in `env`.
+    """Runs the seat steps against one site's database: `python -m evals.seats serve` in `env`, started
+    at the first step and stopped by `close` (or leaving the `with`).
 
     The runner's own server passes its environment (settings and SQLite file); with `--base-url` it is
     the runner's environment, so DJANGO_SETTINGS_MODULE / DATABASE_URL must name that site's database.
@@ -232,25 +266,52 @@ class SiteSeats:
     def __init__(self, env: Mapping[str, str] | None = None, python: str | None = None) -> None:
         self.env = dict(env if env is not None else os.environ)
         self.python = python or sys.executable
+        self._process: subprocess.Popen[str] | None = None
+        self._errors: IO[bytes] | None = None
+
+    def _started(self) -> subprocess.Popen[str]:
+        if self._process is None:
+            from harness.revision import PROJECT_DIR
+
+            env = dict(self.env)
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_DIR), env.get("PYTHONPATH")]))
+            # A file, so a talkative step never fills a pipe; closed by `close`.
+            self._errors = tempfile.TemporaryFile()  # noqa: SIM115 (kept open across steps)
+            self._process = subprocess.Popen(
+                [self.python, "-m", "evals.seats", "serve"],
+                cwd=PROJECT_DIR,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._errors,
+                text=True,
+                bufsize=1,
+            )
+        return self._process
 
     def _run(self, *args: str) -> dict:
-        from harness.revision import PROJECT_DIR
+        process = self._started()
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write(json.dumps(list(args)) + "\n")
+            process.stdin.flush()
+            line = process.stdout.readline()
+        except OSError:
+            line = ""
+        if not line:
+            raise SeatError(f"seats {' '.join(args)} failed: {self._last_error()}")
+        answer = json.loads(line)
+        if "error" in answer:
+            raise SeatError(f"seats {' '.join(args)} failed: {answer['error']}")
+        return answer["done"]
 
-        env = dict(self.env)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_DIR), env.get("PYTHONPATH")]))
-        done = subprocess.run(
-            [self.python, "-m", "evals.seats", *args],
-            cwd=PROJECT_DIR,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        lines = done.stdout.strip().splitlines()
-        if done.returncode != 0 or not lines:
-            detail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            raise SeatError(f"seats {' '.join(args)} failed: {detail}")
-        return json.loads(lines[-1])
+    def _last_error(self) -> str:
+        """The helper's last line on standard error (it stopped: a traceback's last line says why)."""
+        if self._errors is None:
+            return "no output"
+        self._errors.seek(0)
+        lines = self._errors.read().decode(errors="replace").strip().splitlines()
+        return lines[-1] if lines else "no output"
 
     def reset(self, event_id: str) -> dict:
         return self._run("reset", event_id)
@@ -260,6 +321,26 @@ class SiteSeats:
 
     def door(self, event_id: str, username: str) -> dict:
         return self._run("door", event_id, username)
+
+    def close(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            assert process.stdin is not None
+            process.stdin.close()  # its end of the conversation: the helper returns
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self._errors is not None:
+            self._errors.close()
+            self._errors = None
+
+    def __enter__(self) -> SiteSeats:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 if __name__ == "__main__":

@@ -4,11 +4,14 @@ freed seat goes to the case's account or the step fails."""
 
 from __future__ import annotations
 
+import io
+import json
+
 import pytest
 from django.core.management import call_command
 
 from core.visitors import Visitor
-from evals.seats import EVAL_ACCOUNT_PREFIX, SeatError, free_seat, main, reset_seats, seats
+from evals.seats import EVAL_ACCOUNT_PREFIX, SeatError, free_seat, main, reset_seats, seats, serve
 from events import actions
 from events.choices import RegistrationStatus, WaitlistStatus
 from events.models import Activity, Registration, WaitlistEntry
@@ -113,3 +116,18 @@ def test_the_command_line_prints_one_json_line_or_fails(capsys):
     assert main(["free", FULL, "eval-nobody"]) == 1
     assert "no account" in capsys.readouterr().err
     assert main(["reset"]) == 2
+
+
+def test_serve_answers_each_step_on_its_own_line_and_a_refused_one_with_its_reason():
+    """The runner's helper (`serve`): one line in, one line out, in order, and a refused or malformed
+    step is an error line rather than the end of the conversation."""
+    mine = account("mine")
+    join(mine)
+    steps = (["free", FULL, "eval-nobody"], {"not": "a list"}, ["free", FULL, mine.username], ["reset", FULL])
+    answers = io.StringIO()
+    assert serve(io.StringIO("".join(json.dumps(step) + "\n" for step in steps)), answers) == 0
+    refused, malformed, freed, reset = (json.loads(line) for line in answers.getvalue().splitlines())
+    assert "no account" in refused["error"] and "done" not in refused
+    assert "a JSON list of strings" in malformed["error"]
+    assert freed["done"]["offeredTo"] == mine.username
+    assert reset["done"]["seats"] == SEEDED
