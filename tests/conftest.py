@@ -8,6 +8,14 @@ from tests.kinds import kind_problem
 
 #: Fixtures that reach the test database (pytest-django's, and the browser package's live server).
 DATABASE_FIXTURES = {"db", "transactional_db", "live_server", "django_db_setup"}
+#: Where the tests marked serial are. `make test`'s serial run collects these files alone (not the
+#: whole suite to keep five tests), and the parallel run stops at a serial test elsewhere, which
+#: neither run would otherwise run.
+SERIAL_FILES = {
+    "tests/browser/test_database_guard.py",
+    "tests/browser/test_lighthouse.py",
+    "tests/deploy/test_faults.py",
+}
 
 
 def pytest_addoption(parser):
@@ -16,6 +24,18 @@ def pytest_addoption(parser):
         choices=["serial", "parallel"],
         help="make test's two runs: the tests marked serial (alone), or all the others (on xdist workers)",
     )
+
+
+def pytest_ignore_collect(collection_path, config):
+    """The serial run reads only `SERIAL_FILES` of the test files."""
+    if (
+        config.getoption("suite_part") == "serial"
+        and collection_path.is_file()
+        and collection_path.name.startswith("test_")
+        and collection_path.suffix == ".py"
+    ):
+        return collection_path.relative_to(config.rootpath).as_posix() not in SERIAL_FILES
+    return None
 
 
 @pytest.hookimpl(trylast=True)
@@ -27,6 +47,16 @@ def pytest_collection_modifyitems(config, items):
     if part:
         serial = part == "serial"
         dropped = [item for item in items if bool(item.get_closest_marker("serial")) != serial]
+        astray = sorted(
+            {item.nodeid for item in items if item.get_closest_marker("serial")}
+            - {
+                item.nodeid
+                for item in items
+                if item.path.relative_to(config.rootpath).as_posix() in SERIAL_FILES
+            }
+        )
+        if astray:
+            pytest.exit(f"tests marked serial outside SERIAL_FILES (tests/conftest.py): {astray}", 4)
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = [item for item in items if bool(item.get_closest_marker("serial")) == serial]
