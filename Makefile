@@ -96,9 +96,9 @@ PYTEST = $(PY) -m pytest $(1); rc=$$?; \
 XDIST ?= -n 2 --dist loadgroup
 
 # The whole suite in two pytest runs (--suite-part, tests/conftest.py). First the tests marked serial
-# (their files are SERIAL_FILES there), alone: the fault run (tests/deploy/test_faults.py) holds a site to time limits while PostgreSQL
-# restarts, and a test busy on the other core slowed it past them. Then every other test on the
-# workers. Exit code 5 (no test collected) fails only when neither run collected one.
+# (SERIAL_FILES there), alone: the fault run (tests/deploy/test_faults.py) holds a site to time limits
+# while PostgreSQL restarts, and a test busy on the other core slowed it past them. Then every other
+# test on the workers. Exit code 5 (no test collected) fails only when neither run collected one.
 test: messages chromium nginx lighthouse/node_modules mcp-judges/node_modules $(JSQR)
 	$(PY) -m pytest --suite-part=serial $(PYTEST_ARGS); serial=$$?; \
 	$(PY) -m pytest $(XDIST) --suite-part=parallel $(PYTEST_ARGS); parallel=$$?; \
