@@ -60,8 +60,9 @@ class SeededServer:
 
     def start(self, timeout: float = 60.0) -> str:
         self.directory = Path(tempfile.mkdtemp(prefix="agentready-evals-"))
-        self._manage("migrate", "--no-input", "-v", "0")
-        self._manage("seed_demo", "-v", "0")
+        # The system checks are the suite's and `make run`'s to make; each would cost a second here.
+        self._manage("migrate", "--no-input", "--skip-checks", "-v", "0")
+        self._manage("seed_demo", "--skip-checks", "-v", "0")
         self.server = ServerProcess(
             "evals",
             lambda port: [
