@@ -170,20 +170,7 @@ def test_admin_event_change_page_renders_with_a_read_only_public_id_and_registra
 
 
 def test_admin_event_change_ignores_a_posted_public_id(admin_client, event):
-    url = reverse("admin:events_event_change", args=[event.pk])
-    form = admin_client.get(url).context["adminform"].form
-    data = {name: value for name, value in form.initial.items() if value is not None}
-    data.update(
-        {
-            "public_id": "evt-renamed",
-            "title": "Renamed workshop",
-            "starts_at_0": "2027-01-23",
-            "starts_at_1": "10:00:00",
-            "ends_at_0": "2027-01-23",
-            "ends_at_1": "13:00:00",
-            **EMPTY_INLINES,
-        }
-    )
+    url, data = change_form(admin_client, event, public_id="evt-renamed", title="Renamed workshop")
     response = admin_client.post(url, data)
     assert response.status_code == 302, response.context["adminform"].form.errors
     event.refresh_from_db()
@@ -199,26 +186,33 @@ EMPTY_INLINES = {
 }
 
 
+def change_form(client, event, **changes) -> tuple[str, dict]:
+    """The event's change page and what saving its form posts: the form as the admin draws it, the
+    start and end as its split date and time fields, the inlines left alone, then `changes`."""
+    url = reverse("admin:events_event_change", args=[event.pk])
+    form = client.get(url).context["adminform"].form
+    data = {name: value for name, value in form.initial.items() if value is not None}
+    starts, ends = timezone.localtime(event.starts_at), timezone.localtime(event.ends_at)
+    data.update(
+        {
+            "starts_at_0": starts.date().isoformat(),
+            "starts_at_1": starts.time().isoformat(),
+            "ends_at_0": ends.date().isoformat(),
+            "ends_at_1": ends.time().isoformat(),
+            **EMPTY_INLINES,
+            **changes,
+        }
+    )
+    return url, data
+
+
 def test_raising_capacity_in_the_admin_offers_the_new_seats_to_the_waiting_list(admin_client, mailoutbox):
     event = EventFactory(capacity=1, title="Popular workshop")
     RegistrationFactory(event=event)
     waiting = [UserFactory() for _ in range(3)]
     for user in waiting:
         actions.call("join_waitlist", visitor=Visitor(user=user), channel="ui", event_id=event.public_id)
-    url = reverse("admin:events_event_change", args=[event.pk])
-    form = admin_client.get(url).context["adminform"].form
-    data = {name: value for name, value in form.initial.items() if value is not None}
-    starts, ends = timezone.localtime(event.starts_at), timezone.localtime(event.ends_at)
-    data.update(
-        {
-            "capacity": "3",
-            "starts_at_0": starts.date().isoformat(),
-            "starts_at_1": starts.time().isoformat(),
-            "ends_at_0": ends.date().isoformat(),
-            "ends_at_1": ends.time().isoformat(),
-            **EMPTY_INLINES,
-        }
-    )
+    url, data = change_form(admin_client, event, capacity="3")
     response = admin_client.post(url, data, follow=True)
     assert "2 seats were offered to the waiting list" in response.content.decode()
     statuses = [WaitlistEntry.objects.get(user=user).status for user in waiting]
@@ -232,20 +226,7 @@ def test_raising_capacity_in_the_admin_offers_the_new_seats_to_the_waiting_list(
 
 def test_a_refused_offer_of_the_raised_seats_is_an_error_message_and_the_change_is_kept(admin_client):
     event = EventFactory(public_id="evt-Legacy_1", capacity=1)  # an id the id rule refuses (ID_REFUSED)
-    url = reverse("admin:events_event_change", args=[event.pk])
-    form = admin_client.get(url).context["adminform"].form
-    data = {name: value for name, value in form.initial.items() if value is not None}
-    starts, ends = timezone.localtime(event.starts_at), timezone.localtime(event.ends_at)
-    data.update(
-        {
-            "capacity": "2",
-            "starts_at_0": starts.date().isoformat(),
-            "starts_at_1": starts.time().isoformat(),
-            "ends_at_0": ends.date().isoformat(),
-            "ends_at_1": ends.time().isoformat(),
-            **EMPTY_INLINES,
-        }
-    )
+    url, data = change_form(admin_client, event, capacity="2")
     response = admin_client.post(url, data, follow=True)
     said = [(message.level_tag, str(message)) for message in response.context["messages"]]
     assert ID_REFUSED in said
@@ -776,20 +757,11 @@ def test_a_manager_sees_the_team_and_only_a_superuser_changes_it(door_team, admi
     assert not staff_formset.has_add_permission and not staff_formset.has_change_permission
 
     newcomer = UserFactory(username="nina")
-    form = admin_client.get(url).context["adminform"].form
-    data = {name: value for name, value in form.initial.items() if value is not None}
-    starts, ends = timezone.localtime(event.starts_at), timezone.localtime(event.ends_at)
     members = list(EventStaff.objects.filter(event=event).order_by("role", "added_at", "id"))
-    data.update(
-        {
-            "starts_at_0": starts.date().isoformat(),
-            "starts_at_1": starts.time().isoformat(),
-            "ends_at_0": ends.date().isoformat(),
-            "ends_at_1": ends.time().isoformat(),
-            **EMPTY_INLINES,
-            "staff-TOTAL_FORMS": str(len(members) + 1),
-            "staff-INITIAL_FORMS": str(len(members)),
-        }
+    url, data = change_form(
+        admin_client,
+        event,
+        **{"staff-TOTAL_FORMS": str(len(members) + 1), "staff-INITIAL_FORMS": str(len(members))},
     )
     for n, member in enumerate(members):
         data.update(

@@ -42,6 +42,12 @@ async def connect(
         yield client
 
 
+async def call_tool(url: str, token: str | None, name: str, arguments: dict) -> types.CallToolResult:
+    """One `tools/call` from a client of its own (connected, called, closed)."""
+    async with connect(url, token=token) as client:
+        return await client.call_tool(name, arguments)
+
+
 async def raw_call(url: str, token: str | None, name: str, arguments: dict) -> tuple[int, dict]:
     """One `tools/call` as plain HTTP, for the answers an SDK client turns into an exception (a 401 or
     403 without an OAuth provider): the status and the tool's structured content."""

@@ -8,7 +8,7 @@ from events.choices import RegistrationStatus
 from events.models import Activity, Registration, SavedEvent
 from tests.factories import EventFactory
 
-from .conftest import MODES, connect, raw_call, run
+from .conftest import MODES, call_tool, connect, raw_call, run
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -267,13 +267,7 @@ def test_cancel_registration_without_a_registration_is_a_registration_not_found_
     mcp_url, user, token_for
 ):
     EventFactory(public_id="evt-mcp-none")
-    token = token_for(user)
-
-    async def call():
-        async with connect(mcp_url, token=token) as client:
-            return await client.call_tool("cancel_registration", {"event_id": "evt-mcp-none"})
-
-    refused = run(call())
+    refused = run(call_tool(mcp_url, token_for(user), "cancel_registration", {"event_id": "evt-mcp-none"}))
     assert refused.is_error is True
     envelope = refused.structured_content
     assert (envelope["code"], envelope["reason"]) == ("NOT_FOUND", "REGISTRATION_NOT_FOUND")
@@ -284,13 +278,7 @@ def test_cancel_registration_without_a_registration_is_a_registration_not_found_
 
 def test_join_waitlist_with_free_seats_is_a_seats_available_error(mcp_url, user, token_for):
     EventFactory(public_id="evt-mcp-open", capacity=5)
-    token = token_for(user)
-
-    async def call():
-        async with connect(mcp_url, token=token) as client:
-            return await client.call_tool("join_waitlist", {"event_id": "evt-mcp-open"})
-
-    refused = run(call())
+    refused = run(call_tool(mcp_url, token_for(user), "join_waitlist", {"event_id": "evt-mcp-open"}))
     assert refused.is_error is True
     envelope = refused.structured_content
     assert (envelope["code"], envelope["reason"]) == ("CONFLICT", "SEATS_AVAILABLE")
