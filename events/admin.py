@@ -430,49 +430,52 @@ class EventAdmin(EventScopedAdmin):
     def publish(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
         results = self._apply(request, queryset, "publish_event")
         count = sum(result.changed for result in results)
-        if results:  # when every call was refused, the refusals alone are told
-            self.message_user(
-                request,
-                ngettext("%(count)d event was published.", "%(count)d events were published.", count)
-                % {"count": count},
-                messages.SUCCESS,
-            )
+        _tell_done(
+            self,
+            request,
+            results,
+            ngettext("%(count)d event was published.", "%(count)d events were published.", count)
+            % {"count": count},
+            messages.SUCCESS,
+        )
 
     @admin.action(description=_("Unpublish selected events (back to draft)"), permissions=["change"])
     def unpublish(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
         results = self._apply(request, queryset, "unpublish_event")
         count = sum(result.changed for result in results)
-        if results:
-            self.message_user(
-                request,
-                ngettext(
-                    "%(count)d event was moved back to draft.",
-                    "%(count)d events were moved back to draft.",
-                    count,
-                )
-                % {"count": count},
-                messages.SUCCESS,
+        _tell_done(
+            self,
+            request,
+            results,
+            ngettext(
+                "%(count)d event was moved back to draft.",
+                "%(count)d events were moved back to draft.",
+                count,
             )
+            % {"count": count},
+            messages.SUCCESS,
+        )
 
     @admin.action(description=_("Cancel selected events"), permissions=["change"])
     def cancel(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
         results = self._apply(request, queryset, "cancel_event")
         count = sum(result.changed for result in results)
         told = sum(result.cancelled_registrations for result in results)
-        if results:
-            self.message_user(
-                request,
-                ngettext("%(count)d event was cancelled.", "%(count)d events were cancelled.", count)
-                % {"count": count}
-                + " "
-                + ngettext(
-                    "%(told)d registration was cancelled with it; its holder is told by e-mail.",
-                    "%(told)d registrations were cancelled with them; their holders are told by e-mail.",
-                    told,
-                )
-                % {"told": told},
-                messages.WARNING if count else messages.INFO,
+        _tell_done(
+            self,
+            request,
+            results,
+            ngettext("%(count)d event was cancelled.", "%(count)d events were cancelled.", count)
+            % {"count": count}
+            + " "
+            + ngettext(
+                "%(told)d registration was cancelled with it; its holder is told by e-mail.",
+                "%(told)d registrations were cancelled with them; their holders are told by e-mail.",
+                told,
             )
+            % {"told": told},
+            messages.WARNING if count else messages.INFO,
+        )
 
     @admin.action(description=_("Export registrations (CSV)"), permissions=["view"])
     def export_registrations_csv(self, request: HttpRequest, queryset: QuerySet[Event]) -> HttpResponse:
@@ -511,6 +514,19 @@ def _perform(request: HttpRequest, name: str, data: dict[str, object]) -> Perfor
     # The admin site lets in only signed-in staff.
     caller = Caller(visitor=Visitor(user=cast(User, request.user)), channel=Mode.ADMIN)
     return perform(ACTIONS[name], caller, data)
+
+
+def _tell_done(
+    model_admin: admin.ModelAdmin,
+    request: HttpRequest,
+    results: list,
+    message: str,
+    level: int = messages.SUCCESS,
+) -> None:
+    """The line for the calls that went through; none when every call was refused (`_results` told
+    each refusal), so a refusal is never shown beside "0 … were published"."""
+    if results:
+        model_admin.message_user(request, message, level)
 
 
 def _results(request: HttpRequest, performed: list[Performed]) -> list:
@@ -608,17 +624,18 @@ class RegistrationAdmin(CheckInColumns, EventScopedAdmin, ReadOnlyAdmin):
             [_perform(request, "cancel_attendee_registration", {"registration_id": pk}) for pk in ids],
         )
         count = sum(not result.already_cancelled for result in results)
-        if results:
-            self.message_user(
-                request,
-                ngettext(
-                    "%(count)d registration was cancelled; its seat goes to whoever waits first.",
-                    "%(count)d registrations were cancelled; their seats go to whoever waits first.",
-                    count,
-                )
-                % {"count": count},
-                messages.SUCCESS,
+        _tell_done(
+            self,
+            request,
+            results,
+            ngettext(
+                "%(count)d registration was cancelled; its seat goes to whoever waits first.",
+                "%(count)d registrations were cancelled; their seats go to whoever waits first.",
+                count,
             )
+            % {"count": count},
+            messages.SUCCESS,
+        )
 
 
 class StandingFilter(admin.SimpleListFilter):
