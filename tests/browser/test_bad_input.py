@@ -1,4 +1,10 @@
-"""Bad input through every imperative tool: always INVALID_INPUT, never a change."""
+"""Bad input through every imperative tool: always INVALID_INPUT, never a change.
+
+The validation rules themselves are the actions' (tests/api, tests/pages); here each kind of bad input
+goes through the browser once. A page is loaded once per test and every input of the test is called on
+it, each as its own subtest (reported apart, and a refused call must leave that one page unchanged for
+the next), so a case costs a tool call rather than a page load.
+"""
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
@@ -21,34 +27,40 @@ BAD_BY_ID = [
 BAD_ROUTE_BOUND = [{"extra": 1}, {"event_id": "evt-webmcp-intro", "limit": 5}, {"autoRegister": True}]
 
 
-@pytest.mark.parametrize("tool", ["get_event_details", "save_event"])
-@pytest.mark.parametrize("tool_input", BAD_BY_ID)
-def test_tools_by_id_on_the_list_refuse_bad_input(page, orm, tool, tool_input):
+def test_tools_by_id_on_the_list_refuse_bad_input(page, orm, subtests):
     page.goto("/events/")
     wait_for_tools(page, {"search_events", "get_event_details", "save_event"})
-    saves = SavedEvent.objects.count()
-    result = page.webmcp.call_tool(tool, tool_input)
-    assert result["ok"] is False and result["code"] in ("INVALID_INPUT", "NOT_FOUND"), result
-    assert result["code"] == "INVALID_INPUT" or tool_input["event_id"] == "evt-webmcp-intro/../x"
-    assert SavedEvent.objects.count() == saves
+    for tool in ("get_event_details", "save_event"):
+        for tool_input in BAD_BY_ID:
+            with subtests.test(tool=tool, tool_input=tool_input):
+                saves = SavedEvent.objects.count()
+                result = page.webmcp.call_tool(tool, tool_input)
+                assert result["ok"] is False and result["code"] in ("INVALID_INPUT", "NOT_FOUND"), result
+                assert result["code"] == "INVALID_INPUT" or tool_input["event_id"] == "evt-webmcp-intro/../x"
+                assert SavedEvent.objects.count() == saves
 
 
-@pytest.mark.parametrize("tool", ["get_event_details", "save_event", "register_event"])
-@pytest.mark.parametrize("tool_input", BAD_ROUTE_BOUND)
-def test_route_bound_tools_refuse_extra_keys(page, orm, tool, tool_input):
+def test_route_bound_tools_refuse_extra_keys(page, orm, subtests):
     page.goto("/events/evt-webmcp-intro/")
     wait_for_tools(page, {"get_event_details", "save_event", "register_event"})
-    before = (SavedEvent.objects.count(), Registration.objects.count(), manifest(page)["stateVersion"])
-    result = page.webmcp.call_tool(tool, tool_input)
-    assert result["ok"] is False
-    assert result["code"] in ("INVALID_INPUT", "AUTH_REQUIRED"), result
-    if tool != "register_event":
-        assert (result["code"], result["reason"]) == ("INVALID_INPUT", "UNKNOWN_PARAMETER")
-    assert (
-        SavedEvent.objects.count(),
-        Registration.objects.count(),
-        manifest(page)["stateVersion"],
-    ) == before
+    for tool in ("get_event_details", "save_event", "register_event"):
+        for tool_input in BAD_ROUTE_BOUND:
+            with subtests.test(tool=tool, tool_input=tool_input):
+                before = (
+                    SavedEvent.objects.count(),
+                    Registration.objects.count(),
+                    manifest(page)["stateVersion"],
+                )
+                result = page.webmcp.call_tool(tool, tool_input)
+                assert result["ok"] is False
+                assert result["code"] in ("INVALID_INPUT", "AUTH_REQUIRED"), result
+                if tool != "register_event":
+                    assert (result["code"], result["reason"]) == ("INVALID_INPUT", "UNKNOWN_PARAMETER")
+                assert (
+                    SavedEvent.objects.count(),
+                    Registration.objects.count(),
+                    manifest(page)["stateVersion"],
+                ) == before
 
 
 def test_search_refuses_an_overlong_query_and_the_list_stays(page):
@@ -63,18 +75,21 @@ def test_search_refuses_an_overlong_query_and_the_list_stays(page):
     assert page.locator("#results").inner_html() == shown
 
 
-@pytest.mark.parametrize(
-    "tool_input",
-    [{"location": "mars"}, {"query": "x" * 101}, {"when": "tomorrow"}, {"query": ["WebMCP"]}],
-)
-def test_search_with_bad_input_gets_our_envelope(page, tool_input):
+def test_search_with_bad_input_gets_our_envelope(page, subtests):
     """The browser passes imperative input through unchecked; the site refuses it in its envelope."""
     page.goto("/events/")
     wait_for_tools(page, {"search_events", "get_event_details", "save_event"})
-    result = page.webmcp.call_tool("search_events", {"query": "WebMCP", **tool_input})
-    assert (result["ok"], result["code"]) == (False, "INVALID_INPUT"), result
-    assert result["reason"] in ("VALIDATION_ERROR", "UNKNOWN_PARAMETER")
-    assert set(result["fields"]) == set(tool_input) and result["uiUpdated"] is False
+    for tool_input in (
+        {"location": "mars"},
+        {"query": "x" * 101},
+        {"when": "tomorrow"},
+        {"query": ["WebMCP"]},
+    ):
+        with subtests.test(tool_input=tool_input):
+            result = page.webmcp.call_tool("search_events", {"query": "WebMCP", **tool_input})
+            assert (result["ok"], result["code"]) == (False, "INVALID_INPUT"), result
+            assert result["reason"] in ("VALIDATION_ERROR", "UNKNOWN_PARAMETER")
+            assert set(result["fields"]) == set(tool_input) and result["uiUpdated"] is False
 
 
 def run_save_event(page, tool_input):
@@ -96,9 +111,9 @@ def test_an_array_as_input_reaches_the_runtime_and_is_refused(page, orm):
     assert SavedEvent.objects.count() == saves
 
 
-@pytest.mark.parametrize("tool_input", [None, "evt-webmcp-intro", 5])
-def test_input_that_is_not_an_object_is_refused_by_the_browser(page, tool_input):
+def test_input_that_is_not_an_object_is_refused_by_the_browser(page, subtests):
     page.goto("/events/")
     wait_for_tools(page, {"search_events", "get_event_details", "save_event"})
-    with pytest.raises(PlaywrightError, match="not an object"):
-        run_save_event(page, tool_input)
+    for tool_input in (None, "evt-webmcp-intro", 5):
+        with subtests.test(tool_input=tool_input), pytest.raises(PlaywrightError, match="not an object"):
+            run_save_event(page, tool_input)
