@@ -4,6 +4,12 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
+# Python writes its bytecode caches, and pytest its rewritten test modules, even where the environment
+# says not to (PYTHONDONTWRITEBYTECODE=1): the suite starts about a hundred Python processes (servers,
+# workers, manage.py, the eval runner), and each would compile the project's modules again, each pytest
+# process its 500 assertion-rewritten modules (4 s). The caches are in __pycache__ (.gitignore).
+export PYTHONDONTWRITEBYTECODE =
+
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.synced
@@ -90,8 +96,8 @@ PYTEST = $(PY) -m pytest $(1); rc=$$?; \
 # suffixes it: test_…_gw0, .test-db-….sqlite3_gw1), its own live servers and Chromium on free ports,
 # and its own temporary directories; the fault run starts a PostgreSQL cluster of its own. loadgroup
 # sends a worker its next test when it has two left (plain `load` sends each a share up front), so
-# the workers finish together. It would also keep an xdist_group on one worker, but pytest-xdist 3.8
-# marks groups in a node id field that pytest 9 no longer reads, so the suite declares none.
+# the workers finish together. A file whose tests share a costly fixture goes to one worker whole
+# (WHOLE_FILES in tests/conftest.py, which replaces xdist_group: pytest 9 drops that mark's grouping).
 # `make test XDIST=` runs in one process.
 XDIST ?= -n 2 --dist loadgroup
 

@@ -2,6 +2,7 @@
 
 import pytest
 from django.test import Client, override_settings
+from xdist.scheduler import LoadGroupScheduling
 
 from tests.factories import EventFactory, UserFactory
 from tests.kinds import kind_problem
@@ -16,6 +17,10 @@ SERIAL_FILES = {
     "tests/browser/test_lighthouse.py",
     "tests/deploy/test_faults.py",
 }
+
+#: Test files whose tests share one costly module fixture (the eval runner's seeded server, about 10 s to
+#: start): an xdist worker takes each of these whole, so it starts once rather than once per worker.
+WHOLE_FILES = {"tests/evals/test_runs.py"}
 
 
 def pytest_addoption(parser):
@@ -62,6 +67,20 @@ def pytest_collection_modifyitems(config, items):
             items[:] = [item for item in items if bool(item.get_closest_marker("serial")) == serial]
     if hasattr(config, "workerinput"):
         items.sort(key=lambda item: not (item.get_closest_marker("slow") and not _uses_test_database(item)))
+
+
+class WholeFilesScheduling(LoadGroupScheduling):
+    """`--dist loadgroup` (the Makefile's), with each of `WHOLE_FILES` as one unit of work. xdist's own
+    way, an `xdist_group` mark, is lost under pytest 9 (it rides on a node id field pytest no longer
+    reads); its scheduler still groups by what `_split_scope` returns, so that is what is changed."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        path = nodeid.split("::", 1)[0]
+        return path if path in WHOLE_FILES else super()._split_scope(nodeid)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    return WholeFilesScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 def _uses_test_database(item) -> bool:
