@@ -65,3 +65,19 @@ def test_test_fast_leaves_out_the_slow_kinds_and_installs_no_browser_or_judges(t
         ["--suite-part=serial"],
         ["-n", "2", "--dist", "loadgroup", "--suite-part=parallel"],
     ]
+
+
+def test_the_targets_python_writes_its_bytecode_where_the_environment_says_not_to():
+    """Each process the suite starts reads the project's compiled modules, and each pytest process the
+    assertion-rewritten test modules, that an earlier one wrote: the Makefile clears the variable."""
+    probe = 'probe: ; @$(PY) -c "import sys; print(sys.dont_write_bytecode)"'
+    env_says = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(
+        ["make", "-s", "--eval", probe, "probe"],
+        cwd=settings.BASE_DIR,
+        env=env_says,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "False"), done.stderr
