@@ -105,7 +105,7 @@ XDIST ?= -n 2 --dist loadgroup
 # (SERIAL_FILES there), alone: the fault run (tests/deploy/test_faults.py) holds a site to time limits
 # while PostgreSQL restarts, and a test busy on the other core slowed it past them. Then every other
 # test on the workers. Exit code 5 (no test collected) fails only when neither run collected one.
-test: messages chromium nginx lighthouse/node_modules mcp-judges/node_modules $(JSQR)
+test: messages chromium nginx judges $(JSQR)
 	$(PY) -m pytest --suite-part=serial $(PYTEST_ARGS); serial=$$?; \
 	$(PY) -m pytest $(XDIST) --suite-part=parallel $(PYTEST_ARGS); parallel=$$?; \
 	if [ $$serial = 5 ] && [ $$parallel = 5 ]; then echo "pytest collected no tests: failing on purpose"; exit 1; fi; \
@@ -176,6 +176,12 @@ $(JSQR): static-build/package.json static-build/package-lock.json | $(STAMP)
 	$(NPM) ci --prefix static-build --no-audit --no-fund
 	@mkdir -p $(@D)
 	cp static-build/node_modules/jsqr/dist/jsQR.js static-build/node_modules/jsqr/LICENSE $(@D)/
+
+# The outside judges' Node.js packages (Lighthouse, the MCP ones below), both lockfiles at once: each
+# `npm ci` spends its 5 s mostly waiting on the registry.
+.PHONY: judges
+judges: | $(STAMP)
+	@$(MAKE) --no-print-directory -j2 -O lighthouse/node_modules mcp-judges/node_modules
 
 # The outside judges of /mcp (tests/mcp/test_conformance.py, test_inspector.py): the MCP conformance suite
 # and the MCP Inspector from mcp-judges/package-lock.json, with the same Node.js.
