@@ -15,6 +15,8 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from core.clients import client_address
+
 TOKEN_FAILURE_LIMIT = 20  # failed token checks per client address …
 TOKEN_FAILURE_WINDOW = 15 * 60  # … within this many seconds
 RESET_LIMIT = 5  # password-reset requests per client address, and per e-mail address …
@@ -34,7 +36,7 @@ def sign_in_paused(request: HttpRequest, credentials: dict | None = None, *args,
 
 
 def _client(request: HttpRequest) -> str:
-    return request.META.get("REMOTE_ADDR", "")
+    return client_address(request)
 
 
 def _paused(key: str, limit: int, window: int) -> int | None:

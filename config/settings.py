@@ -100,7 +100,14 @@ AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "accounts.lockout.sign_in_paused"
 AXES_HTTP_RESPONSE_CODE = 429
-AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]  # behind a proxy: set the proxy's header first
+# Who the client is, for every limit kept per address (core/clients.py): behind this many proxies of
+# our own (deploy/nginx.conf is one), the address the outermost of them saw; 0 reads REMOTE_ADDR alone
+# and never X-Forwarded-For, which the client writes as it likes.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+AXES_CLIENT_IP_CALLABLE = "core.clients.client_address"
+# ipware's settings say the same, for anything of axes' that reads them rather than the callable.
+AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT or None
+AXES_IPWARE_META_PRECEDENCE_ORDER = ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"][0 if TRUSTED_PROXY_COUNT else 1 :]
 AXES_VERBOSE = False
 
 ROOT_URLCONF = "config.urls"
@@ -354,6 +361,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Any throttle of DRF's own counts addresses as core/clients.py does (ours call it directly).
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
 
 SPECTACULAR_SETTINGS = {

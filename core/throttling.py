@@ -7,6 +7,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from rest_framework.throttling import ScopedRateThrottle
 
+from .clients import client_address
 from .errors import RateLimited
 
 #: The scope of every write, on the API (a view's `throttle_scope`) and through a tool call.
@@ -14,6 +15,11 @@ WRITES = "writes"
 
 
 class WriteRateThrottle(ScopedRateThrottle):
+    """The write rate: per person when signed in, else per client address (`core.clients`)."""
+
+    def get_ident(self, request) -> str:
+        return client_address(request)
+
     def get_rate(self) -> str | None:
         if self.scope is None:
             return None

@@ -25,6 +25,8 @@ from oauth2_provider.models import get_access_token_model, get_application_model
 from oauth2_provider.views import DynamicClientRegistrationView
 from rest_framework.throttling import SimpleRateThrottle
 
+from core.clients import client_address
+
 LOOPBACK_NAMES = {"localhost"}
 
 
@@ -96,6 +98,9 @@ class RegistrationThrottle(SimpleRateThrottle):
     """Registrations per client address, counted in the cache like the write rate."""
 
     scope = "oauth-registration"
+
+    def get_ident(self, request: Any) -> str:
+        return client_address(request)
 
     def get_rate(self) -> str:
         return settings.OAUTH_REGISTRATION_RATE
