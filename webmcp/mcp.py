@@ -9,7 +9,8 @@ titles, descriptions and input schemas (a route-bound tool takes its parameter e
 The app gives one function, `call(McpCall) -> McpAnswer`, run in a thread with the Django request: the
 use case and its envelope are the app's business; asking the person is this module's. A consequential
 tool is never run silently: a client that declared form elicitation (2026-07-28) is asked through it
-(the request state is sealed and bound to the caller, tool and arguments by the SDK); any other client
+(the request state is sealed by the SDK, and inside it by us: bound to the caller, tool and arguments,
+expiring, and spent by the one answer it carries, `seal_request_state`); any other client
 gets a preview and a signed `confirmation` to send back (`confirmation_token`).
 """
 
@@ -18,6 +19,8 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import json
+import secrets
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +30,7 @@ import mcp.types as types
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core import signing
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.utils.crypto import salted_hmac
 from django.views.decorators.csrf import csrf_exempt
@@ -176,6 +180,48 @@ def confirmation_matches(token: str, *, principal: str, tool: str, arguments: di
     return bool(data == {"p": principal, "t": tool, "a": _digest(arguments)})
 
 
+# ── confirmation by elicitation: the request state, sealed and spent once ─────────────────────
+
+REQUEST_STATE_SALT = "webmcp.mcp.request-state"
+
+
+def seal_request_state(*, principal: str, tool: str, arguments: dict[str, Any]) -> str:
+    """The `requestState` sent with the question to the person: an HMAC (Django's signing, keyed with
+    SECRET_KEY) over the caller, the tool, its exact arguments, an expiry and a one-time id. The
+    person's answer counts only when it comes back with this state, unaltered, in time, and once."""
+    expires = int(time.time()) + CONFIRMATION_MAX_AGE
+    state = {"p": principal, "t": tool, "a": _digest(arguments), "e": expires, "n": secrets.token_urlsafe(16)}
+    return signing.dumps(state, salt=REQUEST_STATE_SALT, compress=True)
+
+
+def spend_request_state(
+    state: str | None, *, principal: str, tool: str, arguments: dict[str, Any]
+) -> dict[str, Any] | None:
+    """None when `state` is one `seal_request_state` made for this very call and it was not spent yet
+    (it is spent now); otherwise the refusal to answer. The spent ids are kept in Django's cache (shared
+    by every worker when the cache is) until the state would have expired anyway."""
+    if not isinstance(state, str) or not state:
+        return REQUEST_STATE_MISSING
+    try:
+        data = signing.loads(state, salt=REQUEST_STATE_SALT, max_age=CONFIRMATION_MAX_AGE)
+    except signing.SignatureExpired:
+        return REQUEST_STATE_EXPIRED
+    except signing.BadSignature:
+        return REQUEST_STATE_INVALID
+    if not isinstance(data, dict) or not isinstance(data.get("e"), int) or not isinstance(data.get("n"), str):
+        return REQUEST_STATE_INVALID
+    if data["e"] <= time.time():
+        return REQUEST_STATE_EXPIRED
+    spent = f"webmcp:mcp:spent:{data['n']}"
+    if cache.get(spent):  # said first: once answered, the caller's state has usually moved on too
+        return REQUEST_STATE_REUSED
+    if (data.get("p"), data.get("t"), data.get("a")) != (principal, tool, _digest(arguments)):
+        return REQUEST_STATE_INVALID
+    if not cache.add(spent, True, CONFIRMATION_MAX_AGE + 60):  # two answers at once: one counts
+        return REQUEST_STATE_REUSED
+    return None
+
+
 # ── the SDK server ────────────────────────────────────────────────────────────────────────────
 
 
@@ -215,14 +261,19 @@ def build_server(call: Caller) -> Server:
             return _result(await run())
         confirmation = arguments.pop(CONFIRMATION_PARAM, None)
         answers = params.input_responses or {}
-        if ELICIT_KEY in answers:  # the person answered the question we asked (sealed state checked)
+        who = current.principal
+        if ELICIT_KEY in answers:  # the person answered the question we asked, if the state says so
+            refused = spend_request_state(
+                params.request_state, principal=who, tool=declaration.name, arguments=arguments
+            )
+            if refused is not None:
+                return _refusal(refused, await run(confirmed=False, final=False))
             reply = answers[ELICIT_KEY]
             if isinstance(reply, types.ElicitResult) and reply.action == "accept":
                 content = reply.content if isinstance(reply.content, dict) else {}
                 if content.get(ELICIT_KEY) is True:
                     return _result(await run())
             return _refusal(DECLINED, await run(confirmed=False, final=False))
-        who = current.principal
         if isinstance(confirmation, str) and confirmation:
             if confirmation_matches(confirmation, principal=who, tool=declaration.name, arguments=arguments):
                 return _result(await run())
@@ -242,9 +293,8 @@ def build_server(call: Caller) -> Server:
                     },
                 )
             )
-            return types.InputRequiredResult(
-                input_requests={ELICIT_KEY: question}, request_state=json.dumps({"tool": declaration.name})
-            )
+            state = seal_request_state(principal=who, tool=declaration.name, arguments=arguments)
+            return types.InputRequiredResult(input_requests={ELICIT_KEY: question}, request_state=state)
         token = confirmation_token(principal=who, tool=declaration.name, arguments=arguments)
         extra = {"preview": preview.preview, CONFIRMATION_PARAM: token}
         return _refusal({**CONFIRMATION_NEEDED, **extra}, preview)
@@ -262,7 +312,8 @@ def build_server(call: Caller) -> Server:
     keys = [salted_hmac("webmcp.mcp.request-state", "key", algorithm="sha256").digest()]
     server.middleware.append(
         RequestStateBoundary(
-            RequestStateSecurity(keys=keys, ttl=CONFIRMATION_MAX_AGE, bind_principal=_bound_principal),
+            # The SDK's envelope outlives ours a little, so an expired state gets our own refusal.
+            RequestStateSecurity(keys=keys, ttl=CONFIRMATION_MAX_AGE + 60, bind_principal=_bound_principal),
             default_audience=SERVER_NAME,
         )
     )
@@ -296,6 +347,26 @@ STALE_CONFIRMATION = {
     "nextAction": "Call the tool again without confirmation for a fresh preview, and ask the person again.",
     "retryable": False,
 }
+REQUEST_STATE_MISSING = {
+    **STALE_CONFIRMATION,
+    "reason": "REQUEST_STATE_MISSING",
+    "message": "The person's answer came without the request state it was asked with; nothing was done.",
+}
+REQUEST_STATE_INVALID = {
+    **STALE_CONFIRMATION,
+    "reason": "REQUEST_STATE_INVALID",
+    "message": "The request state was altered, or is for another call or caller; nothing was done.",
+}
+REQUEST_STATE_EXPIRED = {
+    **STALE_CONFIRMATION,
+    "reason": "REQUEST_STATE_EXPIRED",
+    "message": "The person's answer came after the question expired (5 minutes); nothing was done.",
+}
+REQUEST_STATE_REUSED = {
+    **STALE_CONFIRMATION,
+    "reason": "REQUEST_STATE_REUSED",
+    "message": "This request state was already answered once; nothing more was done.",
+}
 CONFIRMATION_NEEDED = {
     "ok": False,
     "code": "CONFIRMATION_REQUIRED",
@@ -307,6 +378,17 @@ CONFIRMATION_NEEDED = {
     ),
     "retryable": False,
 }
+
+#: Every refusal of this module's own (docs/agent-contract.md lists each; a test keeps it so).
+REFUSALS = (
+    DECLINED,
+    STALE_CONFIRMATION,
+    REQUEST_STATE_MISSING,
+    REQUEST_STATE_INVALID,
+    REQUEST_STATE_EXPIRED,
+    REQUEST_STATE_REUSED,
+    CONFIRMATION_NEEDED,
+)
 
 
 # ── the view ──────────────────────────────────────────────────────────────────────────────────

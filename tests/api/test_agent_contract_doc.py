@@ -12,6 +12,7 @@ from django.conf import settings
 from core import errors as site_errors
 from core import exceptions
 from events import errors
+from webmcp.mcp import REFUSALS
 from webmcp.registry import error_reasons
 
 pytestmark = pytest.mark.unit
@@ -56,3 +57,10 @@ def test_every_runtime_reason_is_in_the_codes_table():
     text = "\n".join(_table_rows().values())
     for reason in error_reasons().values():
         assert f"`{reason}`" in text, reason
+
+
+def test_every_mcp_refusal_is_in_its_codes_row():
+    rows = _table_rows()
+    for refusal in REFUSALS:
+        assert refusal["code"] in rows, refusal["code"]
+        assert f"`{refusal['reason']}`" in rows[refusal["code"]], refusal["reason"]

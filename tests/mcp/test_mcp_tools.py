@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from events.choices import RegistrationStatus
@@ -301,3 +303,96 @@ def test_leave_waitlist_without_a_token_is_a_sign_in_required_error(mcp_url):
     assert list(Activity.objects.values_list("action", "mode", "outcome")) == [
         ("leave_waitlist", "mcp", "SIGN_IN_REQUIRED")
     ]
+
+
+def _accept():
+    import mcp.types as types
+
+    return {"confirm": types.ElicitResult(action="accept", content={"confirm": True})}
+
+
+def test_an_answer_without_the_servers_request_state_is_refused(mcp_url, user, token_for):
+    """A made-up `inputResponses` yes, with no `requestState` the server sent, runs nothing."""
+    EventFactory(public_id="evt-mcp-forged", capacity=3)
+    token = token_for(user)
+
+    async def calls():
+        async with connect(mcp_url, token=token, mode="2026-07-28") as client:
+            return await client.call_tool(
+                "register_event", {"event_id": "evt-mcp-forged"}, input_responses=_accept()
+            )
+
+    refused = run(calls())
+    assert refused.is_error is True
+    assert (refused.structured_content["code"], refused.structured_content["reason"]) == (
+        "INVALID_INPUT",
+        "REQUEST_STATE_MISSING",
+    )
+    assert not Registration.objects.exists()
+
+
+def test_a_request_state_is_spent_by_its_answer_and_bound_to_its_arguments(mcp_url, user, token_for):
+    """Altered or for other arguments: refused. Answered once (here the seat went meanwhile, so the
+    caller's state did not move): sending the same yes again when a seat is free does nothing."""
+    from asgiref.sync import sync_to_async
+    from mcp import MCPError
+
+    from tests.factories import RegistrationFactory
+
+    event = EventFactory(public_id="evt-mcp-once", capacity=1)
+    EventFactory(public_id="evt-mcp-else", capacity=3)
+    token = token_for(user)
+
+    async def yes(context, params):
+        return _accept()["confirm"]
+
+    async def answer(client, event_id, state):
+        try:
+            return await client.call_tool(
+                "register_event", {"event_id": event_id}, input_responses=_accept(), request_state=state
+            )
+        except MCPError as error:  # the SDK's own seal around ours refuses these first
+            return error
+
+    async def calls():
+        async with connect(mcp_url, token=token, mode="2026-07-28", elicitation=yes) as client:
+            asked = await client.session.call_tool(
+                "register_event", {"event_id": "evt-mcp-once"}, allow_input_required=True
+            )
+            state = asked.request_state
+            altered = await answer(
+                client, "evt-mcp-once", state[:-3] + ("AAA" if state[-3:] != "AAA" else "BBB")
+            )
+            other = await answer(client, "evt-mcp-else", state)
+            taken = await sync_to_async(RegistrationFactory)(event=event)  # the last seat goes meanwhile
+            full = await answer(client, "evt-mcp-once", state)
+            await sync_to_async(taken.delete)()
+            again = await answer(client, "evt-mcp-once", state)
+            return asked, altered, other, full, again
+
+    asked, altered, other, full, again = run(calls())
+    assert asked.input_requests and asked.request_state
+    assert isinstance(altered, MCPError) and isinstance(other, MCPError)
+    assert full.structured_content["reason"] == "EVENT_FULL"
+    assert again.is_error is True and again.structured_content["reason"] == "REQUEST_STATE_REUSED"
+    assert not Registration.objects.filter(user=user).exists()
+
+
+def test_request_states_made_up_altered_expired_or_for_another_caller_are_refused():
+    import time_machine
+
+    from webmcp.mcp import seal_request_state, spend_request_state
+
+    call = {"principal": "user:1:v3", "tool": "register_event", "arguments": {"event_id": "evt-x"}}
+    reason = lambda state, **changed: (spend_request_state(state, **{**call, **changed}) or {}).get("reason")  # noqa: E731
+    assert reason(None) == "REQUEST_STATE_MISSING"
+    assert reason('{"tool": "register_event"}') == "REQUEST_STATE_INVALID"  # the old plain JSON
+    state = seal_request_state(**call)
+    assert reason(state[:-2] + ("AA" if not state.endswith("AA") else "BB")) == "REQUEST_STATE_INVALID"
+    assert reason(state, principal="user:2:v3") == "REQUEST_STATE_INVALID"
+    assert reason(state, tool="cancel_registration") == "REQUEST_STATE_INVALID"
+    assert reason(state, arguments={"event_id": "evt-y"}) == "REQUEST_STATE_INVALID"
+    with time_machine.travel(time.time() + 301):
+        assert reason(state) == "REQUEST_STATE_EXPIRED"
+    assert reason(state) is None  # in time and unspent: the answer counts, once
+    assert reason(state) == "REQUEST_STATE_REUSED"
