@@ -249,7 +249,8 @@ def event_revision(*, event_id: str, now: datetime | None = None) -> tuple[Any, 
     """What one event's page and answers show of it, as values that change whenever they could: the
     event's own change, its seats (confirmed registrations, offers) and their newest changes, its
     waiting list's newest change (a position moves), and the two moments the clock changes what may
-    be done (the start; the last offer, when the waiting list closes). None for no such event.
+    be done (the start; the last offer, when the waiting list closes). None for no such public event
+    (a draft's id answers as a missing one's, `If-None-Match: *` included).
 
     One statement through the event's own indexes, whatever the size of the catalogue, compiled once
     (core/statements.py)."""
@@ -266,7 +267,8 @@ def _event_revision(shape: Any, values: Mapping[str, Any]) -> QuerySet:
     registrations = Registration.objects.filter(event=here)
     entries = WaitlistEntry.objects.filter(event=here)
     return (
-        Event.objects.filter(public_id=values["event_id"])
+        Event.objects.public()  # a draft is no event to anyone here, its revision neither
+        .filter(public_id=values["event_id"])
         .annotate(
             confirmed=count_rows(registrations.filter(status=RegistrationStatus.CONFIRMED)),
             registrations_changed=_newest(registrations, "updated_at"),
