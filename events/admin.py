@@ -12,7 +12,6 @@ may be filtered on it.
 
 from __future__ import annotations
 
-import csv
 from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.conf import settings
@@ -27,6 +26,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from core import csvsafe
 from core.visitors import Mode, Visitor
 
 from . import policies
@@ -491,7 +491,7 @@ class EventAdmin(EventScopedAdmin):
         response["Content-Disposition"] = 'attachment; filename="registrations.csv"'
         # A byte-order mark lets spreadsheet programs read the zh-Hant titles as UTF-8.
         response.write("\ufeff")
-        writer = csv.writer(response)
+        writer = csvsafe.writer(response)  # every cell neutralised (core/csvsafe.py)
         writer.writerow(CSV_HEADER)
         for registration in registrations:
             check_in = _standing(registration)

@@ -15,7 +15,7 @@ from core.visitors import Visitor
 from events import actions
 from events.admin import CSV_HEADER
 from events.choices import EventStatus, NotificationStatus, RegistrationStatus, WaitlistStatus
-from events.models import Activity, Event, Notification, Registration, VisitorState, WaitlistEntry
+from events.models import Activity, CheckIn, Event, Notification, Registration, VisitorState, WaitlistEntry
 from tests.factories import ActivityFactory, EventFactory, RegistrationFactory, SavedEventFactory, UserFactory
 from tests.tasks import run_tasks
 
@@ -395,6 +395,25 @@ def test_admin_export_registrations_csv_contains_exactly_the_confirmed_registrat
     assert amy[1] == "WebMCP 入門工作坊"
     assert amy[3] == "amy@example.com"
     assert amy[4].endswith("+08:00")
+
+
+def test_admin_export_registrations_csv_neutralises_formulas_in_every_column(admin_client, event):
+    """A username may start with `+`, `-` or `@` and an address with `=`, `+` or `-`; a title or a
+    staff member's name with anything: no cell reaches the spreadsheet as a formula."""
+    event.title = '=HYPERLINK("http://x.example","title")'
+    event.save()
+    attendee = UserFactory(username="@SUM(1+1)", email="=cmd|' /C calc'!A0@example.com")
+    registration = RegistrationFactory(event=event, user=attendee)
+    staff = UserFactory(username="-door", first_name="+Door", last_name="Keeper")
+    CheckIn.objects.create(registration=registration, staff=staff, checked_in_at=timezone.now())
+
+    response = run_action(admin_client, "export_registrations_csv", [event])
+    [row] = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))[1:]
+    assert row[1] == '\'=HYPERLINK("http://x.example","title")'
+    assert row[2] == "'@SUM(1+1)"
+    assert row[3] == "'=cmd|' /C calc'!A0@example.com"
+    assert row[7].startswith("'+Door")
+    assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in row)
 
 
 def test_admin_export_registrations_csv_query_count_does_not_grow_with_rows(admin_client, event):
