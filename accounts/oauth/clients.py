@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from oauth2_provider.cimd import CIMDError, SafeMetadataFetcher
 from oauth2_provider.models import get_access_token_model, get_application_model, get_refresh_token_model
-from oauth2_provider.views import DynamicClientRegistrationView
+from oauth2_provider.views import DynamicClientRegistrationManagementView, DynamicClientRegistrationView
 from rest_framework.throttling import SimpleRateThrottle
 
 from core.clients import client_address
@@ -113,6 +113,24 @@ def _registration_error(error: str, description: str, status: int = 400, **heade
     return JsonResponse({"error": error, "error_description": description}, status=status, headers=headers)
 
 
+def metadata_problem(body: bytes) -> JsonResponse | None:
+    """The refusal of a registration's or an update's metadata by our rules, or None to let
+    django-oauth-toolkit read it (and refuse what it refuses): every redirect URI by
+    `redirect_uri_problem`. One rule for `POST /register` and `PUT /register/<client_id>`."""
+    try:
+        metadata = json.loads(body or b"{}")
+    except ValueError:
+        return None
+    if not isinstance(metadata, dict):
+        return None
+    uris = metadata.get("redirect_uris")
+    for uri in uris if isinstance(uris, list) else []:
+        problem = isinstance(uri, str) and redirect_uri_problem(uri)
+        if problem:
+            return _registration_error("invalid_redirect_uri", problem)
+    return None
+
+
 _register = DynamicClientRegistrationView.as_view()
 
 
@@ -128,17 +146,24 @@ def register(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             return _registration_error(
                 "slow_down", "Too many registrations from this address.", 429, **{"Retry-After": str(wait)}
             )
-        try:
-            metadata = json.loads(request.body or b"{}")
-        except ValueError:
-            metadata = None
-        if isinstance(metadata, dict):
-            uris = metadata.get("redirect_uris")
-            for uri in uris if isinstance(uris, list) else []:
-                problem = isinstance(uri, str) and redirect_uri_problem(uri)
-                if problem:
-                    return _registration_error("invalid_redirect_uri", problem)
+        refused = metadata_problem(request.body)
+        if refused is not None:
+            return refused
     return _register(request, *args, **kwargs)
+
+
+class ClientManagementView(DynamicClientRegistrationManagementView):
+    """RFC 7592 read, update and delete of a registered client, with its registration token; an update
+    is held to the same rules as a registration (`metadata_problem`), once its token is checked."""
+
+    def put(self, request: HttpRequest, client_id: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        checked = self._authenticate_registration_request(request, client_id)
+        if isinstance(checked, HttpResponse):
+            return checked
+        refused = metadata_problem(request.body)
+        if refused is not None:
+            return refused
+        return super().put(request, client_id, *args, **kwargs)
 
 
 def prune_unused_clients(*, now=None) -> int:

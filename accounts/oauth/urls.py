@@ -33,7 +33,7 @@ urlpatterns = [
     path("register", clients.register, name="dcr-register"),
     path(
         "register/<str:client_id>",
-        oauth_views.DynamicClientRegistrationManagementView.as_view(),
+        clients.ClientManagementView.as_view(),
         name="dcr-register-management",
     ),
 ]

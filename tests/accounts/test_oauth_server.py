@@ -190,6 +190,38 @@ def test_a_redirect_uri_that_could_leak_the_code_is_refused(uri):
     assert not get_application_model().objects.exists()
 
 
+def update(client_id: str, token: str, **metadata):
+    body = {"client_name": "Test agent", "token_endpoint_auth_method": "none", **metadata}
+    return Client().put(
+        f"/register/{client_id}",
+        json.dumps(body),
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+
+
+@pytest.mark.parametrize(
+    "uri",
+    ["javascript:alert(1)//", "data:text/html,hi", "http://evil.example/callback", "https://x.example/#frag"],
+)
+def test_an_update_is_held_to_the_registrations_redirect_uri_rule(uri):
+    registered = register().json()
+    client_id, token = registered["client_id"], registered["registration_access_token"]
+    refused = update(client_id, token, redirect_uris=[uri])
+    assert refused.status_code == 400 and refused.json()["error"] == "invalid_redirect_uri"
+    application = get_application_model().objects.get(client_id=client_id)
+    assert application.redirect_uris.split() == [LOOPBACK_REDIRECT]
+    fine = update(client_id, token, redirect_uris=["https://agent.example/callback"])
+    assert fine.status_code == 200, fine.content
+    assert fine.json()["redirect_uris"] == ["https://agent.example/callback"]
+
+
+def test_an_update_without_the_registration_token_is_refused_before_its_metadata_is_read():
+    client_id = registered_client_id()
+    answer = update(client_id, "not-the-token", redirect_uris=["http://evil.example/callback"])
+    assert answer.status_code == 401
+
+
 def test_registrations_are_rate_limited_per_address(settings):
     settings.OAUTH_REGISTRATION_RATE = "2/hour"
     assert [register().status_code for _ in range(3)] == [201, 201, 429]
