@@ -116,7 +116,10 @@ def _registration_error(error: str, description: str, status: int = 400, **heade
 def metadata_problem(body: bytes) -> JsonResponse | None:
     """The refusal of a registration's or an update's metadata by our rules, or None to let
     django-oauth-toolkit read it (and refuse what it refuses): every redirect URI by
-    `redirect_uri_problem`. One rule for `POST /register` and `PUT /register/<client_id>`."""
+    `redirect_uri_problem`, and only the grant types this server issues tokens by
+    (`OAUTH2_GRANT_TYPES_SUPPORTED`: `client_credentials`, `password` and `implicit` would register a
+    client whose tokens are refused everywhere). One rule for `POST /register` and
+    `PUT /register/<client_id>`."""
     try:
         metadata = json.loads(body or b"{}")
     except ValueError:
@@ -128,6 +131,14 @@ def metadata_problem(body: bytes) -> JsonResponse | None:
         problem = isinstance(uri, str) and redirect_uri_problem(uri)
         if problem:
             return _registration_error("invalid_redirect_uri", problem)
+    grants = metadata.get("grant_types")
+    issued = settings.OAUTH2_PROVIDER["OAUTH2_GRANT_TYPES_SUPPORTED"]
+    refused = [grant for grant in grants if grant not in issued] if isinstance(grants, list) else []
+    if refused:
+        return _registration_error(
+            "invalid_client_metadata",
+            f"Unsupported grant_types {refused!r}: this server issues tokens by {' and '.join(issued)} only",
+        )
     return None
 
 

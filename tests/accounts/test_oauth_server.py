@@ -190,6 +190,29 @@ def test_a_redirect_uri_that_could_leak_the_code_is_refused(uri):
     assert not get_application_model().objects.exists()
 
 
+@pytest.mark.parametrize(
+    "grants",
+    [["client_credentials"], ["password"], ["implicit"], ["authorization_code", "client_credentials"]],
+)
+def test_a_grant_type_whose_tokens_are_refused_everywhere_is_refused_at_registration(grants):
+    response = register(grant_types=grants)
+    assert response.status_code == 400 and response.json()["error"] == "invalid_client_metadata"
+    assert grants[-1] in response.json()["error_description"]
+    assert not get_application_model().objects.exists()
+    assert register(grant_types=["authorization_code", "refresh_token"]).status_code == 201
+
+
+def test_an_update_may_not_switch_to_a_refused_grant_type():
+    registered = register().json()
+    answer = update(
+        registered["client_id"],
+        registered["registration_access_token"],
+        redirect_uris=[LOOPBACK_REDIRECT],
+        grant_types=["client_credentials"],
+    )
+    assert answer.status_code == 400 and answer.json()["error"] == "invalid_client_metadata"
+
+
 def update(client_id: str, token: str, **metadata):
     body = {"client_name": "Test agent", "token_endpoint_auth_method": "none", **metadata}
     return Client().put(
