@@ -443,7 +443,7 @@ class FindAttendeeInput(EventRefInput):
         required=False,
         allow_blank=True,
         max_length=100,
-        help_text="Part of the person's name or e-mail address; empty lists the first attendees.",
+        help_text="Part of the person's name, or their whole e-mail address; empty lists the first ones.",
     )
 
 
