@@ -12,6 +12,10 @@ from core.scopes import Scope
 
 
 class SignUpForm(UserCreationForm):
+    """Django's, except that a username or an address that already has an account is no error on the
+    page (the page would tell anyone which ones do): the form is valid, `taken` says which, and the
+    view tells the address by e-mail instead, as the password reset does."""
+
     email = forms.EmailField(
         label=_("E-mail address"),
         help_text=_("Registration confirmations and password resets are sent here."),
@@ -22,11 +26,27 @@ class SignUpForm(UserCreationForm):
         model = get_user_model()
         fields = ("username", "email")
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        #: What of the person's input already has an account: "username", "email", both or neither.
+        self.taken: set[str] = set()
+
+    def clean_username(self) -> str:
+        username = self.cleaned_data.get("username")
+        if username and get_user_model().objects.filter(username__iexact=username).exists():
+            self.taken.add("username")
+        return username
+
     def clean_email(self) -> str:
         email = self.cleaned_data["email"]
         if get_user_model().objects.filter(email__iexact=email).exists():
-            raise forms.ValidationError(_("An account with this e-mail address already exists."))
+            self.taken.add("email")
         return email
+
+    def validate_unique(self) -> None:
+        """The username's uniqueness is `taken`'s, not an error on the page (see the class)."""
+        if not self.taken:
+            super().validate_unique()
 
 
 class AccessTokenForm(forms.Form):

@@ -1,4 +1,5 @@
-"""The answers to a paused sign-in and to a client that keeps sending bad access tokens.
+"""The answers to a paused sign-in and to a client that keeps sending bad access tokens; the limits of
+password resets and sign-ups.
 
 django-axes decides when sign-in is paused (settings: AXES_*); `sign_in_paused` is how a person is told
 (AXES_LOCKOUT_CALLABLE): how long it lasts, nothing about whether the account exists. Bearer tokens
@@ -21,6 +22,7 @@ TOKEN_FAILURE_LIMIT = 20  # failed token checks per client address …
 TOKEN_FAILURE_WINDOW = 15 * 60  # … within this many seconds
 RESET_LIMIT = 5  # password-reset requests per client address, and per e-mail address …
 RESET_WINDOW = 60 * 60  # … within this many seconds
+SIGN_UP_WINDOW = 60 * 60  # sign-ups per client address (SIGN_UPS_PER_HOUR) within this many seconds
 
 
 def sign_in_paused(request: HttpRequest, credentials: dict | None = None, *args, **kwargs) -> HttpResponse:
@@ -71,3 +73,14 @@ def reset_pause(request: HttpRequest, email: str) -> int | None:
 def note_reset(request: HttpRequest, email: str) -> None:
     for key in (f"reset:ip:{_client(request)}", f"reset:email:{email.strip().lower()}"):
         _note(key, RESET_WINDOW)
+
+
+def sign_up_pause(request: HttpRequest) -> int | None:
+    """Seconds before this client may send the sign-up form again, or None when it may now: each try
+    counts (`SIGN_UPS_PER_HOUR` per client address), so sign-up is no oracle of which usernames and
+    addresses have accounts, and no way to make accounts in bulk."""
+    return _paused(f"sign-up:{_client(request)}", settings.SIGN_UPS_PER_HOUR, SIGN_UP_WINDOW)
+
+
+def note_sign_up(request: HttpRequest) -> None:
+    _note(f"sign-up:{_client(request)}", SIGN_UP_WINDOW)

@@ -109,6 +109,8 @@ AXES_CLIENT_IP_CALLABLE = "core.clients.client_address"
 AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT or None
 AXES_IPWARE_META_PRECEDENCE_ORDER = ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"][0 if TRUSTED_PROXY_COUNT else 1 :]
 AXES_VERBOSE = False
+# Sign-up tries per client address per hour (accounts.lockout.sign_up_pause).
+SIGN_UPS_PER_HOUR = int(os.environ.get("SIGN_UPS_PER_HOUR", "10"))
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"

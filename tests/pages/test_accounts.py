@@ -81,6 +81,56 @@ def test_sign_up_ignores_a_foreign_next(en_client):
     assert response["Location"] == "/me/"
 
 
+def sign_up(client, username: str, email: str):
+    data = {"username": username, "email": email, "password1": "a-long-enough-pass-2027"}
+    return client.post("/accounts/signup/", {**data, "password2": data["password1"]})
+
+
+@pytest.fixture
+def _fresh_cache():
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.mark.parametrize(
+    ("username", "email"),
+    [("newcomer", "Grace@Example.com"), ("grace", "new@example.com"), ("GRACE", "grace@example.com")],
+)
+def test_sign_up_never_says_on_the_page_that_an_account_exists(en_client, _fresh_cache, username, email):
+    UserFactory(username="grace", email="grace@example.com")
+    fresh = sign_up(en_client, "someone-new", "someone-new@example.com")  # the page a new account gets
+    assert fresh.status_code == 302
+    mail.outbox.clear()
+    answer = sign_up(en_client.__class__(headers={"Accept-Language": "en"}), username, email)
+    html = answer.content.decode()
+    assert answer.status_code == 200 and "Check your e-mail" in html
+    said = html.split('id="sign-up-sent"', 1)[1].split("</div>", 1)[0].lower()
+    assert not any(word in said for word in ("already", "taken", "exists", "username"))
+    assert "errorlist" not in html
+    assert get_user_model().objects.filter(email__iexact="grace@example.com").count() == 1
+    assert not get_user_model().objects.filter(username=username).exclude(username="grace").exists()
+    [told] = mail.outbox
+    if email.lower() == "grace@example.com":  # the address's owner is told, with the way back in
+        assert told.to == ["grace@example.com"]
+        assert "already has one" in told.body and "/accounts/password_reset/" in told.body
+    else:  # a new address: its owner is told the username is taken
+        assert told.to == [email] and "is taken" in told.body
+
+
+def test_sign_up_is_limited_per_client_address(client, _fresh_cache, settings):
+    settings.SIGN_UPS_PER_HOUR = 3
+    answers = [
+        sign_up(client.__class__(REMOTE_ADDR="10.5.5.5"), f"user{n}", f"user{n}@example.com").status_code
+        for n in range(4)
+    ]
+    assert answers == [302, 302, 302, 429]
+    assert get_user_model().objects.count() == 3
+    assert sign_up(client.__class__(REMOTE_ADDR="10.6.6.6"), "other", "other@example.com").status_code == 302
+
+
 def test_sign_in_page_links_to_sign_up_keeping_next(en_client):
     html = en_client.get("/accounts/login/", {"next": "/events/evt-x/"}).content.decode()
     assert 'name="next" value="/events/evt-x/"' in html
