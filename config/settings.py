@@ -422,32 +422,39 @@ if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 
-class MaskCalendarTokens(logging.Filter):
-    """A person's calendar address (`/calendar/<token>.ics`, events/web/feeds.py) is a secret: a log line
-    that names it (the development server's request line, Django's "Not Found: <path>", any message
-    with a path) shows `/calendar/***.ics` instead. On the loggers that write paths, so the record
-    itself is masked for every handler, and on the site's handlers, for every other logger. An access
-    log outside Django (gunicorn's --access-logfile, a proxy's) must mask it too (README)."""
+class MaskSecretPaths(logging.Filter):
+    """A path that carries a secret is masked in every log line that names it (the development
+    server's request line, Django's "Not Found: <path>", any message with a path): a person's calendar
+    address (`/calendar/<token>.ics`, events/web/feeds.py) shows as `/calendar/***.ics`, a reminder's
+    unsubscribe link (`/accounts/reminders/unsubscribe/<signed token>/`) as
+    `/accounts/reminders/unsubscribe/***/`. On the loggers that write paths, so the record itself is
+    masked for every handler, and on the site's handlers, for every other logger. An access log outside
+    Django (gunicorn's --access-logfile, a proxy's) must mask them too (README, deploy/nginx.conf)."""
 
-    TOKEN_IN_PATH = re.compile(r"(/calendar/)[^/\s?#\"']+(\.ics)")
+    SECRETS_IN_PATHS = (
+        (re.compile(r"(/calendar/)[^/\s?#\"']+(\.ics)"), r"\1***\2"),
+        (re.compile(r"(/reminders/unsubscribe/)[^/\s?#\"']+"), r"\1***"),
+    )
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
         except Exception:  # a malformed record is the handler's to report, not this filter's
             return True
-        masked = self.TOKEN_IN_PATH.sub(r"\1***\2", message)
+        masked = message
+        for pattern, replacement in self.SECRETS_IN_PATHS:
+            masked = pattern.sub(replacement, masked)
         if masked != message:
             record.msg, record.args = masked, ()
         return True
 
 
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "WARNING")
-_MASKED = {"filters": ["mask_calendar_tokens"]}
+_MASKED = {"filters": ["mask_secret_paths"]}
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"mask_calendar_tokens": {"()": MaskCalendarTokens}},
+    "filters": {"mask_secret_paths": {"()": MaskSecretPaths}},
     "formatters": {"django.server": DEFAULT_LOGGING["formatters"]["django.server"]},
     "handlers": {
         "console": {"class": "logging.StreamHandler", **_MASKED},

@@ -15,7 +15,7 @@ from __future__ import annotations
 import email.policy
 import hashlib
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from email.message import MIMEPart
 from typing import Any
 from urllib.parse import urlsplit
@@ -143,17 +143,23 @@ def _unsubscribe_headers(message: EmailMessage, notification: Notification, even
 UNSUBSCRIBE_SALT = "events.mail.reminders-unsubscribe"
 
 
+#: How long an unsubscribe link works: a reminder's link is used within days of the mail, and an old
+#: one found in a mailbox, a forwarded mail or a log should not keep the authority for ever.
+UNSUBSCRIBE_MAX_AGE = timedelta(days=60)
+
+
 def unsubscribe_token(user) -> str:
-    """A signed token naming `user`: the authority to turn their reminders off (no sign-in needed).
-    The same for every reminder to them, and valid until SECRET_KEY changes."""
-    return signing.Signer(salt=UNSUBSCRIBE_SALT).sign(str(user.pk))
+    """A signed, timestamped token naming `user`: the authority to turn their reminders off (no
+    sign-in needed) for UNSUBSCRIBE_MAX_AGE, or until SECRET_KEY changes. A secret: masked in log
+    lines (`config.settings.MaskSecretPaths`)."""
+    return signing.TimestampSigner(salt=UNSUBSCRIBE_SALT).sign(str(user.pk))
 
 
 def unsubscribed_user_id(token: str) -> int | None:
-    """The id of the person `token` names, or None when it is not one of ours."""
+    """The id of the person `token` names, or None when it is not one of ours or too old."""
     try:
-        return int(signing.Signer(salt=UNSUBSCRIBE_SALT).unsign(token))
-    except (signing.BadSignature, ValueError):
+        return int(signing.TimestampSigner(salt=UNSUBSCRIBE_SALT).unsign(token, max_age=UNSUBSCRIBE_MAX_AGE))
+    except (signing.BadSignature, ValueError):  # SignatureExpired is a BadSignature
         return None
 
 

@@ -149,6 +149,15 @@ def test_the_access_log_never_shows_a_calendar_address(proxy: ProxyProcess) -> N
     assert '"GET /calendar/***.ics?lang=en HTTP/1.1" 200' in log
 
 
+def test_the_access_log_never_shows_an_unsubscribe_token(proxy: ProxyProcess) -> None:
+    secret = "7:1xaBU1:HYywOjI_Lq_9399v0pOugJa"
+    answered = _send(proxy.base_url, "POST", f"/accounts/reminders/unsubscribe/{secret}/")
+    assert answered["path"] == f"/accounts/reminders/unsubscribe/{secret}/"
+    log = proxy.logged('"POST /accounts/reminders/unsubscribe/')
+    assert secret not in log
+    assert '"POST /accounts/reminders/unsubscribe/***/ HTTP/1.1" 200' in log
+
+
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_the_real_site_behind_the_proxy_serves_pages_and_accepts_a_browsers_form(tmp_path: Path) -> None:

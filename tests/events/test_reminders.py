@@ -6,6 +6,7 @@ in the person's last language, with a one-click unsubscribe (RFC 8058) and a set
 from __future__ import annotations
 
 import email.policy
+import logging
 from datetime import timedelta
 
 import pytest
@@ -21,7 +22,7 @@ from accounts.models import Preferences
 from core.visitors import Mode, Visitor
 from events import actions
 from events.choices import EventStatus, NotificationKind, NotificationStatus
-from events.mail.messages import reminders_on, unsubscribe_token
+from events.mail.messages import reminders_on, unsubscribe_token, unsubscribed_user_id
 from events.models import Event, Notification
 from events.tasks import queue_due_reminders, send_reminders
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
@@ -191,8 +192,9 @@ def test_the_reminder_has_the_ticket_links_and_one_click_unsubscribe_headers(use
         sweep()
     [message] = reminders()
     headers = message.message()
-    url = f"https://events.example/accounts/reminders/unsubscribe/{unsubscribe_token(user)}/"
-    assert headers["List-Unsubscribe"] == f"<{url}>"
+    url = headers["List-Unsubscribe"].removeprefix("<").removesuffix(">")
+    prefix = "https://events.example/accounts/reminders/unsubscribe/"
+    assert url.startswith(prefix) and unsubscribed_user_id(url.removeprefix(prefix).rstrip("/")) == user.pk
     assert headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     sent = message.message(policy=email.policy.SMTP).as_bytes()  # as the SMTP backend writes it
     assert f"\r\nList-Unsubscribe: <{url}>\r\n".encode() in sent  # one line, no encoded words
@@ -297,3 +299,33 @@ def test_without_any_earlier_mail_the_reminder_is_in_the_site_language(soon, set
     [message] = reminders()
     assert reminder_row().language == settings.LANGUAGE_CODE
     assert message.subject == "活動提醒：Reminder night"
+
+
+def test_an_unsubscribe_link_works_for_sixty_days_only(user):
+    url = f"/accounts/reminders/unsubscribe/{unsubscribe_token(user)}/"
+    with time_machine.travel(timezone.now() + timedelta(days=59)):
+        assert Client().get(url).status_code == 200
+    with time_machine.travel(timezone.now() + timedelta(days=61)):
+        assert Client().post(url).status_code == 404
+    assert reminders_on(user)
+
+
+def test_the_unsubscribe_token_is_in_no_log_line(user, caplog):
+    token = unsubscribe_token(user)
+    url = f"/accounts/reminders/unsubscribe/{token}/"
+    server = logging.getLogger("django.server")  # it does not propagate: listen to it directly
+    server.addHandler(caplog.handler)
+    try:
+        with (
+            caplog.at_level(logging.INFO, logger="django.request"),
+            caplog.at_level(logging.INFO, "django.server"),
+        ):
+            with time_machine.travel(timezone.now() + timedelta(days=61)):
+                assert Client().post(url).status_code == 404  # "Not Found: <path>"
+            server.info('"%s" %s %s', f"POST {url} HTTP/1.1", "200", "1234")  # the request line
+    finally:
+        server.removeHandler(caplog.handler)
+    lines = [record.getMessage() for record in caplog.records]
+    assert "Not Found: /accounts/reminders/unsubscribe/***/" in lines
+    assert '"POST /accounts/reminders/unsubscribe/***/ HTTP/1.1" 200 1234' in lines
+    assert token not in caplog.text

@@ -17,7 +17,7 @@ from django.test import Client
 from django.utils import timezone
 from icalendar import Calendar
 
-from config.settings import MaskCalendarTokens
+from config.settings import MaskSecretPaths
 from core.visitors import Visitor
 from events import actions
 from events.choices import Level, Location, RegistrationStatus
@@ -306,7 +306,7 @@ def test_the_token_is_in_no_activity_row_and_no_log_line(person, user, en_client
 
 
 def test_the_mask_leaves_other_paths_alone():
-    mask = MaskCalendarTokens()
+    mask = MaskSecretPaths()
     record = logging.LogRecord(
         "any", logging.ERROR, __file__, 1, "serving %s", ("/calendar/abc-DEF_1.ics",), None
     )
