@@ -32,7 +32,7 @@ class SignUpForm(UserCreationForm):
         self.taken: set[str] = set()
 
     def clean_username(self) -> str:
-        username = self.cleaned_data.get("username")
+        username: str = self.cleaned_data.get("username") or ""
         if username and get_user_model().objects.filter(username__iexact=username).exists():
             self.taken.add("username")
         return username

@@ -349,6 +349,8 @@ CATALOGUE_REVISION_SECONDS = float(os.environ.get("CATALOGUE_REVISION_SECONDS", 
 
 # Writes per client (user or IP) per minute, counted in the cache above.
 WRITE_THROTTLE_RATES = {"writes": os.environ.get("WRITE_THROTTLE_RATE", "120/min")}
+# How long a REST write's Idempotency-Key is kept (its answer replayed), then pruned (core/idempotency.py).
+IDEMPOTENCY_KEY_HOURS = float(os.environ.get("IDEMPOTENCY_KEY_HOURS", "24"))
 
 REST_FRAMEWORK = {
     # A bearer token (accounts.tokens) first: with one, no cookie and no CSRF; without, the session.
@@ -380,6 +382,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "events.api.schema.require_bodies",
+        "events.api.schema.document_idempotency",
     ],
 }
 

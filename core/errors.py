@@ -118,3 +118,28 @@ class RateLimited(TemporaryFailure):
     http_status = 429
     default_message = "Too many requests."
     next_action = "Wait retryAfter seconds, then retry."
+
+
+class IdempotencyKeyInvalid(InvalidInput):
+    reason = "IDEMPOTENCY_KEY_INVALID"
+    default_message = "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+    next_action = "Send a fresh random key (a UUID) of visible ASCII characters, or none."
+
+
+class IdempotencyKeyReused(InvalidInput):
+    """The key was first sent with another request (another body, path or method)."""
+
+    reason = "IDEMPOTENCY_KEY_REUSED"
+    http_status = 422
+    default_message = "This Idempotency-Key was already used for a different request; nothing was done."
+    next_action = "Use a new key for a new request; resend a request only with its own key and the same body."
+
+
+class IdempotencyKeyInUse(TemporaryFailure):
+    """The first request with this key is still running: its answer is not known yet."""
+
+    reason = "IDEMPOTENCY_KEY_IN_USE"
+    person_message = _("That is still being done. Please wait a moment and try again.")
+    http_status = 409
+    default_message = "A request with this Idempotency-Key is still running; nothing more was done."
+    next_action = "Wait a moment, then send the same request with the same key again to get its answer."

@@ -27,6 +27,8 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
+from core.idempotency import HEADER as IDEMPOTENCY_HEADER
+from core.idempotency import REPLAYED as REPLAYED_HEADER
 from core.scopes import WITHOUT_ACCOUNT, TokenScope
 from events.actions import ACTIONS
 from events.models import PUBLIC_ID_PATTERN
@@ -201,6 +203,57 @@ def require_bodies(result: dict[str, Any], generator: Any, **kwargs: Any) -> dic
                 component = schemas.get(media.get("schema", {}).get("$ref", "").rpartition("/")[2], {})
                 if component.get("oneOf") and all(choice.get("required") for choice in component["oneOf"]):
                     request_body["required"] = True
+    return result
+
+
+#: The methods whose operations honour an Idempotency-Key (core/idempotency.py).
+WRITE_METHODS = ("post", "put", "patch", "delete")
+IDEMPOTENCY_KEY = {
+    "in": "header",
+    "name": IDEMPOTENCY_HEADER,
+    "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
+    "description": (
+        "Makes a retry safe: a fresh random key (a UUID) per request, sent again with a retry of the "
+        "same request. The same key with the same request answers the first answer again (status, "
+        f"body and headers, with `{REPLAYED_HEADER}: true`) and does nothing again; with another "
+        "request (body, path or method) 422 IDEMPOTENCY_KEY_REUSED; while the first request still "
+        "runs 409 IDEMPOTENCY_KEY_IN_USE (retry later). Keys are the caller's own and kept "
+        f"{settings.IDEMPOTENCY_KEY_HOURS:g} hours. A refusal is kept like a success; an outage, an "
+        "unexpected error or the write rate is not, so the same request may run again."
+    ),
+}
+IDEMPOTENCY_ANSWERS = {
+    "400": "INVALID_INPUT / IDEMPOTENCY_KEY_INVALID (not 1 to 255 visible ASCII characters)",
+    "409": "TEMPORARY_FAILURE / IDEMPOTENCY_KEY_IN_USE (the first request with this key still runs)",
+    "422": "INVALID_INPUT / IDEMPOTENCY_KEY_REUSED (this key was sent with another request)",
+}
+
+
+def document_idempotency(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
+    """A postprocessing hook (SPECTACULAR_SETTINGS): every write operation takes an `Idempotency-Key`
+    header, may answer its refusals, and says when a success is a replay. Every REST write honours
+    it (core.idempotency.IdempotentWrites, checked by a test), so it is said here once for all."""
+    envelope = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}
+    replayed = {
+        "description": "true when this answer is the first answer to the same key, replayed.",
+        "schema": {"type": "string", "enum": ["true"]},
+    }
+    for operations in result.get("paths", {}).values():
+        for method, operation in operations.items():
+            if method not in WRITE_METHODS:
+                continue
+            operation.setdefault("parameters", []).append(copy.deepcopy(IDEMPOTENCY_KEY))
+            answers = operation.setdefault("responses", {})
+            for status, said in IDEMPOTENCY_ANSWERS.items():
+                if status in answers:
+                    answers[status]["description"] = f"{answers[status]['description']}; {said}"
+                else:
+                    answers[status] = {"content": copy.deepcopy(envelope), "description": said}
+            for status, answer in answers.items():
+                if status.startswith("2"):
+                    answer.setdefault("headers", {})[REPLAYED_HEADER] = copy.deepcopy(replayed)
+            operation["responses"] = dict(sorted(answers.items()))
     return result
 
 

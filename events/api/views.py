@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from core import conditional
 from core.conditional import Validators
 from core.errors import UnknownParameter
+from core.idempotency import IdempotentWrites
 from core.inputs import validated_input
 from core.revision import revision
 from core.visitors import Mode, Visitor, client_mode, visitor_from_request
@@ -311,7 +312,8 @@ def action_view(name: str, **methods: Operation) -> type[APIView]:
     # The action checks the token's scope, the use case who may act (TokenScope is for plain reads).
     body: dict[str, Any] = {"permission_classes": []}
     body.update({method: handler(operation) for method, operation in methods.items()})
-    return type(name, (APIView,), body)
+    # Every write honours an Idempotency-Key (core/idempotency.py).
+    return type(name, (IdempotentWrites,), body)
 
 
 #: Every action a program calls on a route of its own, by route: the URLconf is made from this table
@@ -403,8 +405,9 @@ ACTION_ROUTES: dict[str, tuple[str, type[APIView]]] = {
                 parameters=(schema.body(FindAttendeeInput, FIND_ATTENDEE_QUERY, "FindAttendeeQuery"),),
                 description=(
                     "For the event's door staff and managers (a personal access token needs "
-                    "checkin:write). `query` matches part of a name, username or e-mail address; "
-                    "without it, the first attendees. `confirmed` and `checkedIn` count the whole event."
+                    "checkin:write). `query` matches part of a name or username, or a whole e-mail "
+                    "address; without it, the first attendees. `confirmed` and `checkedIn` count the "
+                    "whole event."
                 ),
             ),
         ),

@@ -73,3 +73,18 @@ def test_schema_and_docs_ui_are_served_from_local_files(client):
 
 def test_spectacular_command_validates_without_warnings(tmp_path):
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))
+
+
+def test_every_write_operation_documents_the_idempotency_key_and_its_answers(schema):
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            headers = [p["name"] for p in operation.get("parameters", []) if p["in"] == "header"]
+            if method in ("post", "put", "patch", "delete"):
+                assert headers == ["Idempotency-Key"], (path, method)
+                assert {"400", "409", "422"} <= set(operation["responses"]), (path, method)
+                assert "IDEMPOTENCY_KEY_REUSED" in operation["responses"]["422"]["description"]
+                assert "IDEMPOTENCY_KEY_IN_USE" in operation["responses"]["409"]["description"]
+                successes = [answer for status, answer in operation["responses"].items() if status < "300"]
+                assert all("Idempotent-Replayed" in answer["headers"] for answer in successes)
+            else:
+                assert headers == [], (path, method)
