@@ -33,6 +33,7 @@ from schemathesis.specs.openapi.checks import (
 
 from config.wsgi import application
 from tests.factories import UserFactory
+from tests.fuzz.conftest import own_idempotency_key
 
 pytestmark = pytest.mark.fuzz
 
@@ -113,6 +114,7 @@ def test_api_conforms_to_its_openapi_document(api_schema, seeded, visitors):
             @settings(max_examples=EXAMPLES, suppress_health_check=list(HealthCheck))
             @given(case=strategy, visitor=st.sampled_from(sorted(visitors)))
             def run(case, visitor):
+                own_idempotency_key(case)
                 response = case.call(headers=HEADERS, cookies=visitors[visitor])
                 case.validate_response(
                     response, checks=[*CONFORMANCE, negative_data_rejection], headers=HEADERS

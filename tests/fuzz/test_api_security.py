@@ -40,6 +40,7 @@ from core.scopes import Scope
 from events.choices import StaffRole
 from events.models import Event, EventStaff
 from tests.factories import UserFactory
+from tests.fuzz.conftest import own_idempotency_key
 
 pytestmark = pytest.mark.fuzz
 
@@ -106,6 +107,7 @@ def test_api_keeps_its_documented_security_and_contract(api_schema, seeded, call
             @settings(max_examples=EXAMPLES, suppress_health_check=list(HealthCheck))
             @given(case=strategy)
             def run(case):
+                own_idempotency_key(case)
                 response = case.call(headers=headers, cookies=cookies)
                 case.validate_response(response, checks=ALL_CHECKS, headers=headers)
                 calls[case.operation.label] += 1
