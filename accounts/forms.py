@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.forms import UserCreationForm
+from django.core.mail import send_mail
+from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from core.scopes import Scope
+from events.mail.messages import site_url
 
 
 class SignUpForm(UserCreationForm):
@@ -47,6 +52,24 @@ class SignUpForm(UserCreationForm):
         """The username's uniqueness is `taken`'s, not an error on the page (see the class)."""
         if not self.taken:
             super().validate_unique()
+
+    def tell_taken(self) -> None:
+        """Tell by e-mail what the page does not say (as Django's PasswordResetForm sends its mail): the
+        address's owner that they already have an account and how to get back in, or whoever gave a
+        new address that the username is taken. Links are the site's own (SITE_URL)."""
+        email = self.cleaned_data["email"]
+        owner = get_user_model().objects.filter(email__iexact=email).order_by("pk").first()
+        context = {
+            "site_name": settings.SITE_NAME,
+            "owner": owner,
+            "username": self.cleaned_data["username"],
+            "sign_in_url": site_url(reverse("login")),
+            "reset_url": site_url(reverse("password_reset")),
+            "sign_up_url": site_url(reverse("signup")),
+        }
+        subject = render_to_string("registration/signup_taken_subject.txt", context).strip()
+        body = render_to_string("registration/signup_taken_email.txt", context)
+        send_mail(subject, body, None, [owner.email if owner is not None else email])
 
 
 class AccessTokenForm(forms.Form):

@@ -10,11 +10,8 @@ from django.contrib import auth, messages
 from django.contrib.auth import REDIRECT_FIELD_NAME, get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import PasswordResetView
-from django.core.mail import send_mail
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import get_language
@@ -54,7 +51,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         note_sign_up(request)
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid() and form.taken:
-        tell_taken(request, form)
+        form.tell_taken()
         return render(request, "registration/signup_sent.html", {"email": form.cleaned_data["email"]})
     if request.method == "POST" and form.is_valid():
         user = form.save()
@@ -62,25 +59,6 @@ def signup(request: HttpRequest) -> HttpResponse:
         messages.success(request, _("Welcome! Your account is ready and you are signed in."))
         return redirect(next_url or settings.LOGIN_REDIRECT_URL)
     return render(request, "registration/signup.html", {"form": form, "next": next_url})
-
-
-def tell_taken(request: HttpRequest, form: SignUpForm) -> None:
-    """A sign-up whose address or username has an account is told by e-mail, never on the page: the
-    address's owner that they already have an account (and how to get back in), or whoever gave a
-    new address that the username is taken. Sent now, as the password reset's mail is."""
-    email = form.cleaned_data["email"]
-    owner = get_user_model().objects.filter(email__iexact=email).order_by("pk").first()
-    context = {
-        "site_name": settings.SITE_NAME,
-        "owner": owner,
-        "username": form.cleaned_data["username"],
-        "sign_in_url": request.build_absolute_uri(reverse("login")),
-        "reset_url": request.build_absolute_uri(reverse("password_reset")),
-        "sign_up_url": request.build_absolute_uri(reverse("signup")),
-    }
-    subject = render_to_string("registration/signup_taken_subject.txt", context).strip()
-    body = render_to_string("registration/signup_taken_email.txt", context)
-    send_mail(subject, body, None, [owner.email if owner is not None else email])
 
 
 @never_cache
