@@ -22,6 +22,8 @@ class IdempotencyKey(models.Model):
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
+        # Nobody is given rights on these rows (they are in no admin page): no permissions to list.
+        default_permissions = ()
         constraints = [
             models.UniqueConstraint(fields=["caller", "key"], name="core_idempotency_key_once_per_caller"),
         ]
