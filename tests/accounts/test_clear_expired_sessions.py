@@ -14,6 +14,7 @@ from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Session
 from accounts.tasks import clear_expired_personal_data, clear_expired_sessions, clear_oauth_leftovers
+from core.tasks import prune_idempotency_keys
 from events.tasks import send_reminders, sweep_waitlists
 from tests.factories import UserFactory
 from tests.tasks import run_tasks, start_worker
@@ -26,6 +27,7 @@ PERIODIC = (
     clear_oauth_leftovers,
     clear_expired_personal_data,
     send_reminders,
+    prune_idempotency_keys,
 )
 
 
