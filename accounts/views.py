@@ -246,5 +246,6 @@ def privacy_page(request: HttpRequest) -> HttpResponse:
             "visitor_token_days": settings.RETENTION_VISITOR_TOKENS_DAYS,
             "notification_days": settings.RETENTION_NOTIFICATIONS_DAYS,
             "session_days": settings.SESSION_COOKIE_AGE // 86400,
+            "idempotency_hours": round(settings.IDEMPOTENCY_KEY_HOURS),
         },
     )
