@@ -92,6 +92,17 @@ class Action:
     created: Callable[[Any], bool] | None = None
     #: It changes nothing, though its scope is not `events:read` (the door's list of attendees).
     read_only: bool = False
+    #: The page route a person's button posts to, under `events/<event_id>/` (its URL name is the
+    #: action's, dashed: `save-event`); `events/urls.py` makes the route from it, served by one page
+    #: view for every such row and, where a WebMCP tool calls it, one tool-call view.
+    page: str | None = None
+    #: The page a post without `confirm=yes` answers first, asking the person (works without JavaScript).
+    confirm_page: str | None = None
+
+    @property
+    def url_name(self) -> str:
+        """The page route's name: the action's, dashed."""
+        return self.name.replace("_", "-")
 
     @property
     def writes(self) -> bool:
@@ -112,6 +123,8 @@ class Caller:
     rate_request: HttpRequest | Any | None = None
     #: The connected agent that holds the caller's OAuth token ("Claude (claude.ai)"); "" for none.
     client: str = ""
+    #: What the request said it was (`X-Client-Mode`), recorded beside the channel, never taken for it.
+    claimed: str = ""
 
 
 @dataclass
@@ -236,6 +249,7 @@ def _row(performed: Performed, raw_event_id: Any) -> dict[str, Any]:
         "visitor": performed.caller.visitor,
         "event": event.pk if event is not None else (raw_event_id if well_formed else None),
         "client": performed.caller.client,
+        "claimed_mode": performed.caller.claimed,
     }
 
 
@@ -329,6 +343,7 @@ ACTIONS = _rows(
         ),
         anonymous_token=True,
         created=lambda result: not result.already_saved,
+        page="save/",
     ),
     Action(
         "unsave_event",
@@ -339,6 +354,7 @@ ACTIONS = _rows(
         messages=Messages(
             done=_("Removed from your saved events."), again=_("Removed from your saved events.")
         ),
+        page="unsave/",
     ),
     Action(
         "register_event",
@@ -353,6 +369,7 @@ ACTIONS = _rows(
             again=_("You were already registered for this event."),
         ),
         created=lambda result: result.created,
+        page="register/",
     ),
     Action(
         "cancel_registration",
@@ -366,6 +383,8 @@ ACTIONS = _rows(
             done=_("Your registration is cancelled. Your seat is free for someone else."),
             again=_("This registration was already cancelled."),
         ),
+        page="cancel/",
+        confirm_page="events/cancel_confirm.html",
     ),
     Action(
         "join_waitlist",
@@ -378,6 +397,7 @@ ACTIONS = _rows(
             again=_("You were already on the waiting list."),
         ),
         created=lambda result: not result.already_waiting,
+        page="waitlist/join/",
     ),
     Action(
         "leave_waitlist",
@@ -388,6 +408,7 @@ ACTIONS = _rows(
         messages=Messages(
             done=_("You have left the waiting list."), again=_("You were not on the waiting list.")
         ),
+        page="waitlist/leave/",
     ),
     Action(
         "resend_ticket",
@@ -399,6 +420,7 @@ ACTIONS = _rows(
             done=_("Your ticket is on its way to your e-mail address."),
             again=_("Your ticket is on its way to your e-mail address."),
         ),
+        page="ticket/resend/",
     ),
     # The door: the event's door staff and managers (policies.may_check_in), and the scope for a token.
     Action(

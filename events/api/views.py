@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.http import QueryDict
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -18,7 +17,7 @@ from core.conditional import Validators
 from core.errors import UnknownParameter
 from core.inputs import validated_input
 from core.revision import revision
-from core.visitors import Mode, Visitor, client_mode, visitor_from_request
+from core.visitors import Mode, Visitor, claimed_mode, with_token
 from events import selectors
 from events.actions import ACTIONS, Caller, Performed, perform
 from events.contract import (
@@ -36,6 +35,16 @@ from webmcp.registry import TOOL_HEADER
 from webmcp.responses import tool_call
 
 from . import schema
+
+if TYPE_CHECKING:
+    from rest_framework import request
+
+    class Request(request.Request):
+        """A DRF request over a Django one that went through `core.visitors.VisitorMiddleware`."""
+
+        visitor: Visitor
+else:
+    from rest_framework.request import Request
 
 
 def _read_context(visitor: Visitor) -> dict[str, int]:
@@ -86,9 +95,13 @@ def _perform(
     """`_run`'s call of the action, before its answer; `options` are the view's own for the use case."""
     action = ACTIONS[name]
     token = request.auth if hasattr(request.auth, "scopes") else None
+    if action.anonymous_token and token is None:
+        with_token(request)
     caller = Caller(
-        visitor=visitor_from_request(request, create_token=action.anonymous_token and token is None),
-        channel=client_mode(request, default=Mode.API),
+        visitor=request.visitor,
+        # Fixed where the call enters: a WebMCP tool's call of this route is the agent's, else a program's.
+        channel=Mode.AGENT if tool_call(request) else Mode.API,
+        claimed=claimed_mode(request),
         scopes=frozenset(token.scopes) if token is not None else None,
         rate_request=request if action.writes else None,
     )
@@ -144,7 +157,7 @@ def _conditional_read(
     now = shown()
     if now is None:
         return build(None)
-    visitor = visitor_from_request(request)
+    visitor = request.visitor
     version = selectors.state_version(visitor=visitor)
     parts = ["api", request.get_full_path(), now, visitor.key, version, revision()]
     shared = not visitor.key and "HTTP_AUTHORIZATION" not in request.META
@@ -235,7 +248,7 @@ class SavedListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         validated_input(NoInput, request.query_params)
-        visitor = visitor_from_request(request)
+        visitor = request.visitor
         events = selectors.list_saved(visitor=visitor)
         return Response(SavedListOutput(events, context=_read_context(visitor)).data)
 
@@ -249,7 +262,7 @@ class RegistrationListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         validated_input(NoInput, request.query_params)
-        visitor = visitor_from_request(request)
+        visitor = request.visitor
         registrations = selectors.list_registrations(visitor=visitor)
         return Response(RegistrationListOutput(registrations, context=_read_context(visitor)).data)
 
@@ -263,7 +276,7 @@ class WaitlistListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         validated_input(NoInput, request.query_params)
-        visitor = visitor_from_request(request)
+        visitor = request.visitor
         places = selectors.list_waitlist(visitor=visitor)
         return Response(WaitlistListOutput(places, context=_read_context(visitor)).data)
 
