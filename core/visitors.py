@@ -37,6 +37,9 @@ MODE_HEADER = "X-Client-Mode"
 class Visitor:
     user: User | None = None  # Django's User: the project keeps the default AUTH_USER_MODEL
     token: str = ""
+    #: The site itself, acting for its operator (a management command): a declared system actor, never
+    #: a request's visitor. `SYSTEM` is the one; the use cases that allow it say so.
+    system: bool = False
 
     @property
     def is_authenticated(self) -> bool:
@@ -87,6 +90,10 @@ def with_token(request: Any) -> Visitor:
         visitor = visitor_from_request(request, create_token=True)
         getattr(request, "_request", request).visitor = visitor  # a DRF Request: Django's below it
     return visitor
+
+
+#: The declared system actor: what the site's operator does from the shell (`manage.py add_event_staff`).
+SYSTEM = Visitor(system=True)
 
 
 #: Mode.values, which Django builds anew at each read.

@@ -39,16 +39,20 @@ from events.contract import (
     CheckInInput,
     CheckInOutput,
     EventDetailsOutput,
+    EventEditInput,
     EventRefInput,
     EventSearchInput,
     FindAttendeeInput,
     LeaveWaitlistOutput,
     NoInput,
+    NotificationRefInput,
     RegistrationOutput,
     RegistrationRefInput,
     ResendTicketOutput,
     SaveOutput,
     SearchOutput,
+    StaffInput,
+    StaffRemovalInput,
     UndoCheckInOutput,
     UnsaveOutput,
     WaitlistOutput,
@@ -56,7 +60,7 @@ from events.contract import (
 
 from . import activity, policies, selectors, services
 from .models import PUBLIC_ID_PATTERN
-from .services import door
+from .services import calendar, door, organiser, staff
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -462,6 +466,13 @@ ACTIONS = _rows(
         None,
         None,
     ),
+    Action("edit_event", organiser.edit_event, EventEditInput, None, None),
+    Action("resend_notification", organiser.resend_notification, NotificationRefInput, None, None),
+    # The team (the admin's team inline, `manage.py add_event_staff`): superusers and the operator.
+    Action("add_event_staff", staff.add_event_staff, StaffInput, None, None),
+    Action("remove_event_staff", staff.remove_event_staff, StaffRemovalInput, None, None),
+    # A person's own calendar address (the button on My events); no token may.
+    Action("reset_calendar_feed", calendar.reset_calendar_feed, NoInput, None, None),
 )
 
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from events.choices import Level, Location, Price
+from events.choices import Level, Location, Price, StaffRole
 from events.models import PUBLIC_ID_PATTERN, Event, Registration
 from events.selectors import DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE, QUERY_MAX_LENGTH
 
@@ -67,6 +67,34 @@ class RegistrationRefInput(serializers.Serializer):
     """Names one registration by its key (the organisers' screens only; never a tool's input)."""
 
     registration_id = serializers.IntegerField(min_value=1)
+
+
+class StaffInput(EventRefInput):
+    """A person for an event's team, by username, and their role (the admin's team, the command)."""
+
+    username = serializers.CharField(max_length=150)
+    role = serializers.ChoiceField(choices=StaffRole.choices)
+
+
+class StaffRemovalInput(EventRefInput):
+    """A person to take off an event's team, by username."""
+
+    username = serializers.CharField(max_length=150)
+
+
+class NotificationRefInput(serializers.Serializer):
+    """Names one queued e-mail by its key (the admin's outbox only; never a tool's input)."""
+
+    notification_id = serializers.IntegerField(min_value=1)
+
+
+class EventEditInput(serializers.Serializer):
+    """The admin's event form: the event by its key (absent: a new one; an id made before the id rule
+    must still be editable) and the fields the form changed, already in their Python types (the form
+    cleaned them; the use case validates the model again)."""
+
+    event_pk = serializers.IntegerField(min_value=1, required=False)
+    changes = serializers.DictField()
 
 
 class NoInput(serializers.Serializer):
