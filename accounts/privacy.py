@@ -349,20 +349,20 @@ def delete_account(*, user: Any, language: str | None = None) -> AccountDeleted:
         )
 
     # Through their rows, as the person on this page (channel ui): each change has its Activity row
-    # (cleared of the person below, as their older rows are); a refusal is no row (final=False).
+    # (cleared of the person below, as their older rows are); a refusal too, as any refused call.
     caller = Caller(visitor=visitor, channel=Mode.UI)
     left = 0
     for entry in WaitlistEntry.objects.filter(user=user, status__in=ACTIVE_WAITLIST).select_related("event"):
         # An event no longer published is refused: the entry goes with the account.
         data = {"event_id": entry.event.public_id}
-        performed = perform(ACTIONS["leave_waitlist"], caller, data, final=False)
+        performed = perform(ACTIONS["leave_waitlist"], caller, data)
         left += performed.error is None and performed.result.was_waiting
     cancelled = 0
     confirmed = Registration.objects.filter(user=user, status=RegistrationStatus.CONFIRMED)
     for registration in confirmed.select_related("event"):
         # Started, or no longer published, is refused: the registration is deleted with the account.
         data = {"event_id": registration.event.public_id}
-        performed = perform(ACTIONS["cancel_registration"], caller, data, final=False)
+        performed = perform(ACTIONS["cancel_registration"], caller, data)
         cancelled += performed.error is None
 
     for agent in list_connected_agents(user=user):

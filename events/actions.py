@@ -16,7 +16,7 @@ neither a request nor a mode.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -184,23 +184,48 @@ def perform(
     caller: Caller,
     data: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
     *,
-    nothing_else: Iterable[Any] = (),
+    input: type[Serializer] | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Performed:
+    """Perform `action` for `caller` on `data` (the caller's input, or a function that reads it; what
+    else the request held is the interface's to refuse in it, `core.inputs.nothing_but`).
+
+    In order: a token-only channel needs an account, a token needs the action's scope, a write keeps
+    within the write rate, `data` is read and valid for `input` (the row's own input by default; a
+    tool's may be narrower, the API's names its keys by `source=`). `options` are the interface's own
+    arguments for the use case (a page size), never the caller's. Exactly one Activity row is
+    written: a write's that succeeded inside the write's own transaction, which `perform` opens (so
+    the change and its record commit together); a read's or a refusal's after the call. None for the
+    write rate (a flood must not turn into rows) or an outage.
+    """
+    return _performed(action, caller, data, input=input, options=options)
+
+
+def preview_first(
+    action: Action,
+    caller: Caller,
+    data: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
+    *,
+    input: type[Serializer] | None = None,
+    final: bool = True,
+) -> Performed:
+    """A consequential call the person has not confirmed yet (MCP): as `perform`, but it stops at the
+    row's preview, the sentence they confirm (a call the preview finds nothing to confirm in runs).
+    `final=False`: a refusal here is not the call's answer (the person declined, or the confirmation
+    was stale), so it writes no row."""
+    return _performed(action, caller, data, input=input, confirmed=False, final=final)
+
+
+def _performed(
+    action: Action,
+    caller: Caller,
+    data: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
+    *,
     input: type[Serializer] | None = None,
     options: Mapping[str, Any] | None = None,
     confirmed: bool = True,
     final: bool = True,
 ) -> Performed:
-    """Perform `action` for `caller` on `data` (the caller's input, or a function that reads it).
-
-    In order: a token-only channel needs an account, a token needs the action's scope, a write keeps
-    within the write rate, `nothing_else` (other parts of the request, or functions reading them) is
-    empty, `data` is valid for `input` (the row's own input by default). An unconfirmed consequential
-    call stops at its preview. `options` are the interface's own arguments for the use case (a page
-    size), never the caller's. Exactly one Activity row is written: a write's that succeeded inside
-    the write's own transaction, which `perform` opens (so the change and its record commit together);
-    a read's or a refusal's after the call. None for a preview, the write rate (a flood must not turn
-    into rows), an outage, or a refusal that is not the call's answer (`final=False`).
-    """
     performed = Performed(action=action, caller=caller)
     names_event = "event_id" in (input or action.input)._declared_fields
     raw_event_id = data.get("event_id") if names_event and isinstance(data, Mapping) else None
@@ -211,8 +236,6 @@ def perform(
             raise InsufficientScope(extra={"scope": action.scope or ""})
         if action.writes and caller.rate_request is not None:
             check_write_rate(caller.rate_request)
-        for part in nothing_else:
-            validated_input(NoInput, part() if callable(part) else part)
         given = data() if callable(data) else data
         if names_event and isinstance(given, Mapping):
             raw_event_id = given.get("event_id")

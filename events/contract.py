@@ -466,6 +466,22 @@ class CheckInInput(EventRefInput):
         return attrs
 
 
+def _as(source: str, field: serializers.Field) -> serializers.Field:
+    """`field` again, under another key, filling the input's `source` (the API's camelCase keys)."""
+    return type(field)(*field._args, **{**field._kwargs, "source": source})  # type: ignore[attr-defined]
+
+
+class CheckInApiInput(CheckInInput):
+    """`check_in_attendee` as the API takes it: the JSON body's keys are camelCase, as its bodies are
+    (`attendeeId`, `scanId`, `scannedAt`); the use case gets `CheckInInput`'s fields, and a refusal
+    names the keys as the caller sent them."""
+
+    attendee_id = scan_id = scanned_at = None  # type: ignore[assignment]
+    attendeeId = _as("attendee_id", CheckInInput._declared_fields["attendee_id"])
+    scanId = _as("scan_id", CheckInInput._declared_fields["scan_id"])
+    scannedAt = _as("scanned_at", CheckInInput._declared_fields["scanned_at"])
+
+
 class FindAttendeeInput(EventRefInput):
     query = serializers.CharField(
         required=False,

@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from rest_framework.serializers import Serializer
 
 from core.errors import InvalidInput
+from core.inputs import nothing_but
 from core.visitors import Mode, claimed_mode, with_token
 from webmcp.registry import registry
 from webmcp.responses import MalformedToolInput, calling_page, tool_input, tool_refusal, with_tool_result
@@ -74,8 +75,8 @@ def write(request: HttpRequest, event_id: str, action: str) -> HttpResponse:
     row = ACTIONS[action]
     if row.anonymous_token:
         with_token(request)
-    body = [lambda: _tool_body(request)]
-    performed = perform(row, tool_caller(request, writes=True), {"event_id": event_id}, nothing_else=body)
+    data = nothing_but({"event_id": event_id}, lambda: _tool_body(request))  # the route names the event
+    performed = perform(row, tool_caller(request, writes=True), data)
     if performed.error is not None:
         return _refusal(performed)
     builders.tell(request, performed)
