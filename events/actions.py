@@ -58,9 +58,9 @@ from events.contract import (
     WaitlistOutput,
 )
 
-from . import activity, policies, selectors, services
+from . import activity, policies, selectors
 from .models import PUBLIC_ID_PATTERN
-from .services import calendar, door, organiser, staff
+from .services import calendar, door, organiser, registrations, saves, staff, waitlist
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -360,7 +360,7 @@ ACTIONS = _rows(
     Action("get_event_details", selectors.get_event_details, EventRefInput, EventDetailsOutput, READ),
     Action(
         "save_event",
-        services.save_event,
+        saves.save_event,
         EventRefInput,
         SaveOutput,
         SAVED_WRITE,
@@ -374,7 +374,7 @@ ACTIONS = _rows(
     ),
     Action(
         "unsave_event",
-        services.unsave_event,
+        saves.unsave_event,
         EventRefInput,
         UnsaveOutput,
         SAVED_WRITE,
@@ -385,7 +385,7 @@ ACTIONS = _rows(
     ),
     Action(
         "register_event",
-        services.register_event,
+        registrations.register_event,
         EventRefInput,
         RegistrationOutput,
         REGISTRATIONS_WRITE,
@@ -400,7 +400,7 @@ ACTIONS = _rows(
     ),
     Action(
         "cancel_registration",
-        services.cancel_registration,
+        registrations.cancel_registration,
         EventRefInput,
         CancelOutput,
         REGISTRATIONS_WRITE,
@@ -415,7 +415,7 @@ ACTIONS = _rows(
     ),
     Action(
         "join_waitlist",
-        services.join_waitlist,
+        waitlist.join_waitlist,
         EventRefInput,
         WaitlistOutput,
         REGISTRATIONS_WRITE,
@@ -428,7 +428,7 @@ ACTIONS = _rows(
     ),
     Action(
         "leave_waitlist",
-        services.leave_waitlist,
+        waitlist.leave_waitlist,
         EventRefInput,
         LeaveWaitlistOutput,
         REGISTRATIONS_WRITE,
@@ -439,7 +439,7 @@ ACTIONS = _rows(
     ),
     Action(
         "resend_ticket",
-        services.resend_ticket,
+        door.resend_ticket,
         EventRefInput,
         ResendTicketOutput,
         REGISTRATIONS_WRITE,
@@ -452,7 +452,7 @@ ACTIONS = _rows(
     # The door: the event's door staff and managers (policies.may_check_in), and the scope for a token.
     Action(
         "find_attendee",
-        services.find_attendee,
+        door.find_attendee,
         FindAttendeeInput,
         AttendeesOutput,
         CHECKIN_WRITE,
@@ -460,7 +460,7 @@ ACTIONS = _rows(
     ),
     Action(
         "check_in_attendee",
-        services.check_in_attendee,
+        door.check_in_attendee,
         CheckInInput,
         CheckInOutput,
         CHECKIN_WRITE,
@@ -471,20 +471,20 @@ ACTIONS = _rows(
     ),
     Action(
         "undo_check_in",
-        services.undo_check_in,
+        door.undo_check_in,
         AttendeeRefInput,
         UndoCheckInOutput,
         CHECKIN_WRITE,
         messages=Messages(done=_("Check-in undone."), again=_("This person was not checked in.")),
     ),
     # The organisers' actions (the admin): no token may call them.
-    Action("publish_event", services.publish_event, EventRefInput, None, None),
-    Action("unpublish_event", services.unpublish_event, EventRefInput, None, None),
-    Action("cancel_event", services.cancel_event, EventRefInput, None, None),
-    Action("offer_free_seats", services.offer_free_seats, EventRefInput, None, None),
+    Action("publish_event", organiser.publish_event, EventRefInput, None, None),
+    Action("unpublish_event", organiser.unpublish_event, EventRefInput, None, None),
+    Action("cancel_event", organiser.cancel_event, EventRefInput, None, None),
+    Action("offer_free_seats", organiser.offer_free_seats, EventRefInput, None, None),
     Action(
         "cancel_attendee_registration",
-        services.cancel_attendee_registration,
+        organiser.cancel_attendee_registration,
         RegistrationRefInput,
         None,
         None,
