@@ -204,13 +204,7 @@ def edit_event(*, visitor: Visitor, changes: dict[str, Any], event_pk: int | Non
             raise PermissionDenied()
         event = Event(**changes)
     else:
-        if visitor.user is None:
-            raise PermissionDenied()
-        found = Event.objects.select_for_update(no_key=True).filter(pk=event_pk).first()
-        if found is None:
-            raise EventNotFound()
-        _may_manage(visitor, found)
-        event = found
+        event = _managed_event(visitor, pk=event_pk)
         for name, value in changes.items():
             setattr(event, name, value)
     # A change validates what it changes (as the admin's form does): an id made before the id rule stays.
@@ -261,11 +255,12 @@ def _may_manage(visitor: Visitor, event: Event) -> None:
         raise PermissionDenied()
 
 
-def _managed_event(visitor: Visitor, event_id: str) -> Event:
-    """`event_id`, locked for the transaction, if the visitor manages it."""
+def _managed_event(visitor: Visitor, event_id: str | None = None, *, pk: int | None = None) -> Event:
+    """The event of `event_id` (or of the key `pk`), locked for the transaction, if the visitor manages it."""
     if visitor.user is None:
         raise PermissionDenied()
-    event = Event.objects.select_for_update(no_key=True).filter(public_id=event_id).first()
+    lookup = {"public_id": event_id} if pk is None else {"pk": pk}
+    event = Event.objects.select_for_update(no_key=True).filter(**lookup).first()
     if event is None:
         raise EventNotFound()
     _may_manage(visitor, event)
