@@ -62,7 +62,7 @@ from events.models import (
     WaitlistEntry,
 )
 
-from .models import AccessToken, AgentUse, Session
+from .models import AccessToken, AgentUse
 from .oauth.grants import list_connected_agents, revoke_connected_agent
 
 logger = logging.getLogger(__name__)
@@ -91,7 +91,7 @@ COVERED: dict[str, str] = {
     # Accounts.
     "accounts.AccessToken": "export+delete",
     "accounts.AgentUse": "export+delete",
-    "accounts.Session": "delete",
+    "sessions.Session": "delete",  # Django's sessions: ended when the person is (accounts/sessions.py)
     "accounts.Preferences": "delete",  # e-mail preferences: a setting, deleted with the account
     # django-oauth-toolkit: what connected agents hold; a client the person registered stays, unowned.
     "oauth2_provider.Application": "anonymise",
@@ -378,7 +378,6 @@ def delete_account(*, user: Any, language: str | None = None) -> AccountDeleted:
     _forget_in_admin_history(user)
     AccessToken.objects.filter(user=user).delete()
     AgentUse.objects.filter(user=user).delete()
-    Session.objects.filter(user=user).delete()
     SavedEvent.objects.filter(user=user).delete()
     Notification.objects.filter(user=user).delete()
     EventStaff.objects.filter(user=user).delete()
@@ -389,7 +388,9 @@ def delete_account(*, user: Any, language: str | None = None) -> AccountDeleted:
         model.objects.filter(_sign_in_rows(user)).delete()
     _delete_queued_mail(user_id)
     VisitorState.objects.filter(visitor_key=visitor.key).delete()
-    user.delete()  # and by cascade: registrations (with their own check-ins), waiting-list entries, …
+    # Its sessions end with it (accounts/sessions.py); by cascade: registrations (with their own
+    # check-ins), waiting-list entries, …
+    user.delete()
 
     if email:
         transaction.on_commit(lambda: _send_goodbye(email=email, username=username, language=language))

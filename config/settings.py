@@ -78,7 +78,7 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "accounts.middleware.AuthenticationMiddleware",  # the person read with the session (one statement)
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
     "core.middleware.PageMessageMiddleware",  # Django's, except for the envelope's paths (/api, /health)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -92,7 +92,7 @@ MIDDLEWARE = [
 # the attempts (Axes › Access attempts); deleting one lifts its pause.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "accounts.backends.SessionUserBackend",  # ModelBackend, taking the person the session row brought
+    "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = int(os.environ.get("SIGN_IN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("SIGN_IN_PAUSE_MINUTES", "15")))
@@ -299,8 +299,9 @@ OAUTH2_PROVIDER = {
     "OAUTH2_PROTECTED_RESOURCE_NAME": SITE_NAME,
 }
 
-SESSION_ENGINE = "core.sessions"  # database sessions, read joined to their person (core/sessions.py)
-SESSION_MODEL = "accounts.Session"  # the session row, with its person's id in a column
+# Sessions in the database, read through the default cache (below: Redis with REDIS_URL, else this
+# process's memory), so a signed-in request reads no session row while it is cached.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 # The worker deletes expired sessions this often (accounts/tasks.py; Django's clearsessions, scheduled).
 SESSION_SWEEP_HOURS = float(os.environ.get("SESSION_SWEEP_HOURS", "24"))
 # How long personal data is kept before the worker removes or clears it (accounts/tasks.py, daily;
@@ -320,8 +321,9 @@ CACHES: dict[str, dict[str, Any]] = {
     )
     | {"KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "agentready")}
 }
-# Drawn parts of pages (the list's event cards, events/templatetags/cards.py), keyed by everything they
-# show, so never out of date: in each process's own memory (a hit must cost less than drawing the
+# Drawn parts of pages (the list's region and event cards, events/templatetags/cards.py; the list
+# template's `{% cache … using="pages" %}` names this alias), keyed by everything they show, so never
+# out of date: in each process's own memory (a hit must cost less than drawing the
 # part), apart from the default cache so they never push out the rate-limit counts.
 PAGE_CACHE = "pages"
 CACHES[PAGE_CACHE] = {
@@ -350,7 +352,6 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "core.exceptions.api_exception_handler",
     "DEFAULT_PERMISSION_CLASSES": ["core.scopes.TokenScope"],
     "DEFAULT_RENDERER_CLASSES": ["core.renderers.OrjsonRenderer"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.negotiation.OneRendererNegotiation",
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",

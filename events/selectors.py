@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.cache import caches
 from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import (
@@ -251,10 +252,9 @@ def event_revision(*, event_id: str, now: datetime | None = None) -> tuple[Any, 
     waiting list's newest change (a position moves), and the two moments the clock changes what may
     be done (the start; the last offer, when the waiting list closes). None for no such event.
 
-    One statement through the event's own indexes, whatever the size of the catalogue, compiled once
-    (core/statements.py)."""
+    One statement through the event's own indexes, whatever the size of the catalogue."""
     now = now or timezone.now()
-    rows = EVENT_REVISION.rows(None, {"event_id": event_id})
+    rows = list(_event_revision(None, {"event_id": event_id}))
     if not rows:
         return None
     [row] = rows
@@ -285,9 +285,6 @@ def _event_revision(shape: Any, values: Mapping[str, Any]) -> QuerySet:
             named=True,
         )
     )
-
-
-EVENT_REVISION = StatementCache(_event_revision)
 
 
 def _newest(rows: QuerySet, name: str) -> Subquery:
@@ -323,7 +320,7 @@ def search_events(
         name: value for name, value in (("location", location), ("price", price), ("level", level)) if value
     }
     now = timezone.now()
-    # The same statement, compiled once per shape (core/statements.py).
+    # The API's page: the same statement, compiled once per shape (core/statements.py).
     values: dict[str, object] = {"now": now, **({"query": query} if query else {}), **filters}
     column = None
     if owner := saved_owner(visitor):
@@ -333,8 +330,7 @@ def search_events(
     cached = offset <= MAX_CACHED_OFFSET
     page: list
     if with_seats:
-        rows = CARD_PAGE.rows(shape, values) if cached else list(_card_page(shape, values))
-        page = [_event_of(row) for row in rows]
+        page = [_event_of(row) for row in _card_page(shape, values)]
     else:
         shape = (*shape, with_revision)
         page = SUMMARY_PAGE.rows(shape, values) if cached else list(_summary_page(shape, values))
@@ -381,6 +377,12 @@ def get_event_details(*, visitor: Visitor, event_id: str) -> EventDetails:
         registration=registration,
         waitlist=place,
     )
+
+
+def person_with_settings(user: Any) -> Any:
+    """The signed-in person read again with the two one-row things My events shows (the reminder
+    setting, the calendar feed): one statement, where reading each from the person is two."""
+    return get_user_model().objects.select_related("preferences", "calendar_feed").get(pk=user.pk)
 
 
 def waitlist_place(entry: WaitlistEntry) -> WaitlistPlace:
@@ -456,8 +458,8 @@ EVENT_COLUMNS = tuple(field.attname for field in Event._meta.concrete_fields)
 def _card_page(shape: Any, values: Mapping[str, Any]) -> QuerySet:
     """The pages' search page: every column of each event, its seats (`with_seats`), the total and,
     for an owner of saves, `visitor_saved`, as rows a compiled statement can give back
-    (`_event_of` makes them events). Building this statement in the ORM for every page was about a
-    third of a list page's time (bench/README.md, "Pages")."""
+    (`_event_of` makes them events). The ORM compiles it on each call: the page's drawn region is
+    kept (`{% cache %}` in events/event_list.html), so a list page seldom reaches it."""
     limit, offset, owner_column = shape
     filters = {name: values[name] for name in ("location", "price", "level") if name in values}
     events = _matching(now=values["now"], query=values.get("query", ""), filters=filters)
@@ -473,9 +475,6 @@ def _event_of(row: Any) -> Event:
     event = Event.from_db(DEFAULT_DB_ALIAS, EVENT_COLUMNS, [values.pop(name) for name in EVENT_COLUMNS])
     event.__dict__.update(values)
     return event
-
-
-CARD_PAGE = StatementCache(_card_page)
 
 
 def _saved_by(owner: dict[str, object]) -> Exists:

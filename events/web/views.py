@@ -43,7 +43,7 @@ from ..forms import PAGE_PARAM, EventSearchForm
 from ..mail import ics
 from ..mail.messages import reminders_on
 from ..models import Registration
-from ..templatetags.cards import drawn_key
+from ..templatetags.cards import region_key, region_vary
 from ..tools import detail_state
 
 if TYPE_CHECKING:
@@ -97,21 +97,21 @@ def _list_page(
     # Only the search form and the page links target the results; any other htmx request gets the
     # whole page and picks what it needs.
     partial = _wants_fragment(request) and request.htmx.target == "results"
-    region_key = drawn_key(
-        "list-region", request.get_full_path(), visitor.key, sorted(state.items()), catalogue
+    region = region_vary(
+        path=request.get_full_path(), visitor_key=visitor.key, state=state, catalogue=catalogue
     )
-    region = None if partial else caches[settings.PAGE_CACHE].get(region_key)
-    if region is not None:
+    kept = None if partial else caches[settings.PAGE_CACHE].get(region_key(region))
+    if kept is not None:
         if form.is_valid():  # the visit is still a search (its Activity row); nothing is drawn from it
             window = {**_page_window(form), "with_seats": False}
             perform(ACTIONS["search_events"], caller, form.conditions, options=window)
-        context = {"region_key": region_key, "kept_region": region, "webmcp_state": state}
+        context = {"region": region, "kept_region": kept, "webmcp_state": state}
         return _fragment_aware(render(request, "events/event_list.html", context))
     performed = None
     if form.is_valid():
         performed = perform(ACTIONS["search_events"], caller, form.conditions, options=_page_window(form))
     context = list_context(request, visitor, form, performed, state_version=state_version)
-    context["region_key"] = region_key
+    context["region"] = region
     template = "events/event_list.html#results" if partial else "events/event_list.html"
     return _fragment_aware(render(request, template, context))
 
@@ -334,9 +334,11 @@ def _render_me(request: HtmxHttpRequest, *, region: bool, page: ResolverMatch | 
     visitor = visitor_from_request(request)
     registrations: list[Registration] | None = None
     waitlist: list[selectors.WaitlistPlace] | None = None
-    if visitor.is_authenticated:
+    person = None
+    if visitor.user is not None:
         registrations = selectors.list_registrations(visitor=visitor)
         waitlist = selectors.list_waitlist(visitor=visitor)
+        person = selectors.person_with_settings(visitor.user)
     confirmed = [r for r in registrations or [] if r.is_active]
     now = timezone.now()
     registered = policies.VisitorFacts(signed_in=True, registered=True)
@@ -353,7 +355,8 @@ def _render_me(request: HtmxHttpRequest, *, region: bool, page: ResolverMatch | 
         "cancelled": [r for r in registrations or [] if not r.is_active],
         "cancellable": cancellable,
         "waitlist": waitlist,
-        "reminders_on": visitor.user is not None and reminders_on(visitor.user),
+        "reminders_on": person is not None and reminders_on(person),
+        **({"user": person} if person is not None else {}),  # with its reminder setting and feed
         "webmcp_state": {**_page_state(request, visitor), "cancellable": bool(cancellable)},
         **({PAGE_ROUTE: page} if page is not None else {}),
     }

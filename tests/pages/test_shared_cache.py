@@ -105,7 +105,7 @@ def session_cookie() -> str:
     user = UserFactory(username="cdn-person")
     store: SessionBase = import_module(django_settings.SESSION_ENGINE).SessionStore()
     store[SESSION_KEY] = str(user.pk)
-    store[BACKEND_SESSION_KEY] = "accounts.backends.SessionUserBackend"
+    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
     store[HASH_SESSION_KEY] = user.get_session_auth_hash()
     store.create()
     return f"{django_settings.SESSION_COOKIE_NAME}={store.session_key}"

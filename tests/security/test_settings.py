@@ -20,6 +20,7 @@ PRODUCTION_ENV = {
     "SECURE_COOKIES": "1",
     "SECURE_SSL_REDIRECT": "1",
     "SECURE_HSTS_SECONDS": "31536000",
+    "REDIS_URL": "redis://cache.example.org:6379/0",  # sessions and counts shared by the processes
 }
 
 
