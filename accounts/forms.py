@@ -8,7 +8,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from core.scopes import Scope
+from events.scopes import Scope
 
 
 class SignUpForm(UserCreationForm):

@@ -50,7 +50,7 @@ from core.errors import DomainError
 from core.visitors import Visitor
 from events import services
 from events.choices import ACTIVE_WAITLIST, NotificationStatus, RegistrationStatus
-from events.mail.tasks import open_notification
+from events.mail.outbox import QUEUED_MAIL_PATHS
 from events.models import (
     Activity,
     CheckIn,
@@ -403,7 +403,7 @@ def _delete_queued_mail(user_id: int) -> None:
     """The outbox's task rows of the person's e-mails (their arguments carry the address): those not
     running now (a running one finds the account gone and writes nothing)."""
     rows = DBTaskResult.objects.filter(
-        task_path=open_notification.module_path, args_kwargs__icontains=f":user-{user_id}"
+        task_path__in=QUEUED_MAIL_PATHS, args_kwargs__icontains=f":user-{user_id}"
     ).exclude(status=TaskResultStatus.RUNNING)
     mine = [row.pk for row in rows.only("pk", "args_kwargs") if _task_user_id(row.args_kwargs) == user_id]
     DBTaskResult.objects.filter(pk__in=mine).delete()
@@ -529,7 +529,7 @@ def clear_expired_personal_data(*, now: datetime | None = None) -> Cleared:
         .update(email="", last_error="")
     )
     queued, _ = DBTaskResult.objects.filter(
-        task_path=open_notification.module_path,
+        task_path__in=QUEUED_MAIL_PATHS,
         status__in=[TaskResultStatus.SUCCESSFUL, TaskResultStatus.FAILED],
         finished_at__lt=mail_before,
     ).delete()

@@ -654,7 +654,8 @@ def stored(cluster: Cluster) -> Stored:
         outbox = connection.execute(
             "SELECT (args_kwargs -> 'args' -> 1 ->> 'registration_id')::bigint, count(*) "
             "FROM django_tasks_database_dbtaskresult "
-            "WHERE task_path = 'events.mail.tasks.open_notification' "
+            "WHERE task_path IN "
+            "('events.mail.outbox.open_notification', 'events.mail.tasks.open_notification') "
             "AND args_kwargs -> 'args' -> 1 ->> 'kind' = 'registration_confirmed' GROUP BY 1"
         ).fetchall()
         activity = connection.execute(

@@ -350,7 +350,7 @@ REST_FRAMEWORK = {
         "core.authentication.CsrfSessionAuthentication",
     ],
     "EXCEPTION_HANDLER": "core.exceptions.api_exception_handler",
-    "DEFAULT_PERMISSION_CLASSES": ["core.scopes.TokenScope"],
+    "DEFAULT_PERMISSION_CLASSES": ["events.scopes.TokenScope"],
     "DEFAULT_RENDERER_CLASSES": ["core.renderers.OrjsonRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -373,6 +373,17 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
+# The site's own words for the refusals it answers by itself (core.errors.answer_for): a route that
+# does not exist, a 403, the database away, a token missing or not valid.
+ERROR_CLASSES = {
+    "NotFound": "events.errors.EventNotFound",
+    "PermissionDenied": "events.errors.NotOrganiser",
+    "TemporaryFailure": "events.errors.EventServiceUnavailable",
+    "TokenRequired": "events.errors.EventsTokenRequired",
+    "InvalidToken": "events.errors.EventsInvalidToken",
+}
+# The name the MCP server (/mcp) gives itself (serverInfo), which agents show; webmcp/ names no site.
+WEBMCP_SERVER_NAME = "agentready-events"
 # The envelope reasons the WebMCP runtime produces on its own, in this project's vocabulary.
 WEBMCP_REASONS = {"unavailable": "EVENT_SERVICE_UNAVAILABLE", "routeMismatch": "CURRENT_EVENT_MISMATCH"}
 

@@ -1,7 +1,7 @@
 """Session authentication that checks CSRF on every write, signed in or not.
 
-DRF's SessionAuthentication only checks CSRF for signed-in users; anonymous visitors can save events
-to their session, so their writes need the same protection.
+DRF's SessionAuthentication only checks CSRF for signed-in users; anonymous visitors write to their
+session too, so their writes need the same protection.
 
 A request without the session cookie has no session, so nobody is signed in: its lazy `user` (the
 session and its person, Django's AuthenticationMiddleware) is not set up just to find that out, as the

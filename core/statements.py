@@ -1,10 +1,9 @@
 """Compiled statements: an ORM statement is built and compiled once per shape, then only its values are
 bound. The one place the site relies on Django's private query internals (`SQLCompiler`, a queryset's
-`query`), kept for two statements: the API search (`events.selectors.SUMMARY_PAGE`) and the
-registration's unlocked seat read (`events.services.ledger.UNLOCKED_STATE`). Building and compiling
-each in the ORM cost more than sending it and reading its rows (bench/profiles/README.md); without it
-the API search misses its target ("API search throughput ÷ floor view", bench/README.md, "Stock
-pieces"). Every other statement is the ORM's, compiled on each call.
+`query`), kept for the few statements whose ORM build and compile cost more than sending them and
+reading their rows (bench/profiles/README.md). Each `StatementCache` names, where it is made, the
+bench row it keeps (bench/README.md, "Stock pieces"); every other statement is the ORM's, compiled
+on each call.
 
 The statement's SQL depends only on its shape (which conditions are present, the page's limit and
 offset) and on the database's vendor; the values change from call to call.

@@ -46,7 +46,13 @@ class EventFacts:
     held: int = 0  # seats held by pending waiting-list offers
 
     @classmethod
-    def of(cls, event: Event, *, confirmed: int | None = None, held: int = 0) -> EventFacts:
+    def of(cls, event: Event, *, confirmed: int | None = None, held: int | None = None) -> EventFacts:
+        """The one way to make an event's facts: its seats as given (counted under its lock), else as
+        `EventQuerySet.with_seats()` annotated them, else not counted (`confirmed` None)."""
+        if confirmed is None:
+            confirmed = getattr(event, "confirmed_count", None)
+        if held is None:
+            held = getattr(event, "held_count", None) or 0
         return cls(
             status=event.status,
             starts_at=event.starts_at,

@@ -252,9 +252,12 @@ def event_revision(*, event_id: str, now: datetime | None = None) -> tuple[Any, 
     waiting list's newest change (a position moves), and the two moments the clock changes what may
     be done (the start; the last offer, when the waiting list closes). None for no such event.
 
-    One statement through the event's own indexes, whatever the size of the catalogue."""
+    One statement through the event's own indexes, whatever the size of the catalogue, compiled once
+    (core/statements.py): the ORM's build and compile of its subqueries cost more than the event
+    page's 304 may ("conditional GET ÷ full GET, event page": 0.48 against ≤ 0.33 without it,
+    bench/README.md, "Stock pieces")."""
     now = now or timezone.now()
-    rows = list(_event_revision(None, {"event_id": event_id}))
+    rows = EVENT_REVISION.rows(None, {"event_id": event_id})
     if not rows:
         return None
     [row] = rows
@@ -285,6 +288,9 @@ def _event_revision(shape: Any, values: Mapping[str, Any]) -> QuerySet:
             named=True,
         )
     )
+
+
+EVENT_REVISION = StatementCache(_event_revision)
 
 
 def _newest(rows: QuerySet, name: str) -> Subquery:
@@ -450,6 +456,8 @@ def _summary_page(shape: Any, values: Mapping[str, Any]) -> QuerySet:
     return page.values_list(*fields, named=True)[offset : offset + limit]
 
 
+#: Compiled once per shape (core/statements.py): the API search's ORM build and compile cost more than
+#: the row "API search throughput ÷ floor view" (≥ 0.75) allows (bench/README.md, "Stock pieces").
 SUMMARY_PAGE = StatementCache(_summary_page)
 #: The columns of a whole event, as the ORM loads a model instance.
 EVENT_COLUMNS = tuple(field.attname for field in Event._meta.concrete_fields)

@@ -7,13 +7,12 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from core.errors import PermissionDenied
 from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
 from .. import policies
 from ..choices import ACTIVE_WAITLIST, EventStatus, NotificationKind, RegistrationStatus, WaitlistStatus
-from ..errors import EventNotFound, RegistrationNotFound
+from ..errors import EventNotFound, NotOrganiser, RegistrationNotFound
 from ..mail import outbox
 from ..models import Event, Registration, WaitlistEntry
 from ..selectors import staff_facts
@@ -29,7 +28,7 @@ def cancel_attendee_registration(*, visitor: Visitor, registration_id: int) -> C
     rises. Cancelling a cancelled one changes nothing. Only an organiser (who may change registrations)
     may; the rule of when a registration can be cancelled is the person's too (`policies.may_cancel`)."""
     if visitor.user is None:
-        raise PermissionDenied()
+        raise NotOrganiser()
     event_pk = Registration.objects.filter(pk=registration_id).values_list("event_id", flat=True).first()
     if event_pk is None:
         raise RegistrationNotFound("No registration has this id.")
@@ -149,13 +148,13 @@ def offer_free_seats(*, visitor: Visitor, event_id: str) -> OfferResult:
 def _may_manage(visitor: Visitor, event: Event) -> None:
     """Refuse unless the visitor manages `event` (`policies.may_manage_event`)."""
     if visitor.user is None or not policies.may_manage_event(staff_facts(visitor.user, event)):
-        raise PermissionDenied()
+        raise NotOrganiser()
 
 
 def _managed_event(visitor: Visitor, event_id: str) -> Event:
     """`event_id`, locked for the transaction, if the visitor manages it."""
     if visitor.user is None:
-        raise PermissionDenied()
+        raise NotOrganiser()
     event = Event.objects.select_for_update(no_key=True).filter(public_id=event_id).first()
     if event is None:
         raise EventNotFound()

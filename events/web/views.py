@@ -309,7 +309,9 @@ def _render_detail(
     event = details.event
     url = request.build_absolute_uri(reverse("event-detail", kwargs={"event_id": event.public_id}))
     can = policies.permissions(
-        event.facts(), details.visitor_facts(signed_in=visitor.is_authenticated), now=timezone.now()
+        policies.EventFacts.of(event),
+        details.visitor_facts(signed_in=visitor.is_authenticated),
+        now=timezone.now(),
     )
     context = {
         "event": event,

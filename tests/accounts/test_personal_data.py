@@ -36,7 +36,7 @@ from accounts.tokens import create_access_token
 from core.visitors import Visitor
 from events import actions
 from events.choices import NotificationKind, NotificationStatus, RegistrationStatus, StaffRole, WaitlistStatus
-from events.mail.tasks import open_notification
+from events.mail.outbox import open_notification
 from events.models import (
     Activity,
     CheckIn,

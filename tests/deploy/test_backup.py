@@ -44,12 +44,12 @@ from psycopg import sql
 from accounts.models import AccessToken
 from accounts.tokens import create_access_token
 from core.backups import client_invocation
-from core.scopes import READ
 from core.visitors import Visitor
 from events import actions
 from events.choices import NotificationKind, NotificationStatus
 from events.mail import outbox
 from events.models import Activity, Event, Notification, Registration, WaitlistEntry
+from events.scopes import READ
 from harness.server import free_port
 from tests.factories import EventFactory, UserFactory
 from tests.tasks import database_url, run_tasks, start_gunicorn

@@ -36,9 +36,9 @@ from schemathesis.checks import CHECKS, load_all_checks
 from accounts import lockout
 from accounts.tokens import create_access_token
 from config.wsgi import application
-from core.scopes import Scope
 from events.choices import StaffRole
 from events.models import Event, EventStaff
+from events.scopes import Scope
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.fuzz

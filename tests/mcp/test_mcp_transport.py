@@ -14,6 +14,7 @@ from django.test import Client
 from accounts.tokens import create_access_token
 from events.models import SavedEvent
 from tests.factories import EventFactory
+from webmcp.mcp import build_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
@@ -167,3 +168,24 @@ def test_the_tool_name_header_is_read_without_its_surrounding_whitespace(live_se
         connection.close()
     assert status == 200
     assert answer["result"]["structuredContent"]["ok"] is True
+
+
+def test_the_server_names_itself_as_the_settings_say(db, settings):
+    """webmcp/ names no site: the server's name is the project's setting (WEBMCP_SERVER_NAME)."""
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        }
+    )
+    response = post(Client(), body, LEGACY)
+    assert response.status_code == 200
+    assert json.loads(response.content)["result"]["serverInfo"]["name"] == settings.WEBMCP_SERVER_NAME
+    settings.WEBMCP_SERVER_NAME = "another-site"
+    assert build_server(lambda *args, **kwargs: None).name == "another-site"
