@@ -61,7 +61,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "config.apps.TasksConfig",  # django_tasks_db
-    "core",  # its management commands only: backup, restore (core/backups.py)
+    "ops",  # its management commands: backup, restore (ops/backups.py)
     "webmcp",
     "events",
     "config.apps.OAuthConfig",  # oauth2_provider; before accounts, whose admin takes its ID tokens out
