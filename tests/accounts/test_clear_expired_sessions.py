@@ -68,6 +68,7 @@ def test_migrate_queues_one_run_however_often_it_runs(periodic):
     assert run.run_after is None or run.run_after <= timezone.now()  # due at once after a deploy
 
 
+@pytest.mark.slow  # starts a process or a server
 @pytest.mark.django_db(transaction=True)
 def test_the_worker_process_clears_expired_sessions_after_migrate():
     call_command("migrate", verbosity=0)  # queues the first run, as every deploy does

@@ -28,9 +28,7 @@ import pytest
 import schemathesis
 from django.conf import settings as django_settings
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
-from schemathesis import GenerationMode
 from schemathesis.checks import CHECKS, load_all_checks
 
 from accounts import lockout
@@ -83,25 +81,13 @@ def callers(seeded, writes_unthrottled, token_pause_lifted) -> dict[str, tuple[d
 
 
 @pytest.mark.parametrize("caller", ["anonymous", "token"])
-def test_api_keeps_its_documented_security_and_contract(api_schema, seeded, callers, caller):
+def test_api_keeps_its_documented_security_and_contract(api_schema, operation_strategies, callers, caller):
     headers, cookies = callers[caller]
     calls: Counter[str] = Counter()
     statuses: Counter[tuple[str, int]] = Counter()
 
     for operation in (result.ok() for result in api_schema.get_all_operations()):
-        strategies = [
-            operation.as_strategy(generation_mode=GenerationMode.POSITIVE),
-            operation.as_strategy(generation_mode=GenerationMode.NEGATIVE),
-        ]
-        if any(param.name == "event_id" for param in operation.path_parameters):
-            strategies.append(
-                st.sampled_from(seeded).flatmap(
-                    lambda event_id, operation=operation: operation.as_strategy(
-                        generation_mode=GenerationMode.POSITIVE, path_parameters={"event_id": event_id}
-                    )
-                )
-            )
-        for strategy in strategies:
+        for strategy in operation_strategies(operation):
 
             @settings(max_examples=EXAMPLES, suppress_health_check=list(HealthCheck))
             @given(case=strategy)

@@ -151,6 +151,7 @@ def test_a_listen_request_is_answered_not_left_hanging(db):
     assert "error" in json.loads(response.content)  # the conformance suite checks the exact code
 
 
+@pytest.mark.slow  # starts a process or a server
 def test_the_tool_name_header_is_read_without_its_surrounding_whitespace(live_server):
     """RFC 9110 §5.5, as the conformance suite's sep-2243 check means it, over real HTTP (the server's
     header parsing is what trims), on a tool open to anyone: the suite calls the first listed tool,

@@ -21,7 +21,11 @@ from django.contrib.sessions.backends.base import SessionBase
 
 from tests.factories import EventFactory, UserFactory
 
-pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.slow,
+]  # each test starts a process or a server
 
 SEARCH = "/api/events?location=taipei"
 
