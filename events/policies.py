@@ -24,6 +24,7 @@ from .errors import (
     EventFull,
     EventNotFound,
     NotEventStaff,
+    NotOrganiser,
     RegistrationClosed,
     RegistrationNotFound,
     SeatsAvailable,
@@ -238,6 +239,14 @@ def may_manage_event(staff: StaffFacts) -> Answer:
     if staff.superuser or staff.role == StaffRole.MANAGER:
         return ALLOWED
     return Answer(NotEventStaff())
+
+
+def may_change_team(staff: StaffFacts) -> Answer:
+    """Put people on an event's team or take them off it: the superusers (and the site's operator,
+    through `manage.py add_event_staff`, who acts as one)."""
+    if staff.superuser:
+        return ALLOWED
+    return Answer(NotOrganiser())
 
 
 def may_check_in(staff: StaffFacts) -> Answer:
