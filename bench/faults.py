@@ -1,7 +1,7 @@
 """`make faults`: PostgreSQL goes away, gunicorn workers are killed, under mixed traffic, and nothing
 that was acknowledged is lost.
 
-    .venv/bin/python -m bench.faults                       # the README's figures
+    .venv/bin/python -m bench.faults                       # the figures of docs/reliability.md
     .venv/bin/python -m bench.faults --no-record           # the same, no result file (what the test runs)
     .venv/bin/python -m bench.faults --faults outage       # one fault only
     .venv/bin/python -m bench.faults --faults worker-kill  # the killed workers only

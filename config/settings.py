@@ -414,7 +414,7 @@ CSRF_FAILURE_VIEW = "core.errorpages.csrf_failure"  # the envelope for WebMCP to
 STATE_VERSION_READER = "events.selectors.state_version"
 CSRF_COOKIE_HTTPONLY = True  # pages hand the token to scripts in <meta name="csrf-token">
 CSRF_COOKIE_SAMESITE = "Lax"
-# Production behind TLS sets these (README, "Deployment"); off by default so http://127.0.0.1 works.
+# Production behind TLS sets these (docs/deployment.md); off by default so http://127.0.0.1 works.
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))

@@ -159,7 +159,7 @@ def catalogue_revision(*, now: datetime | None = None) -> tuple[Any, ...]:
 def kept_catalogue_revision() -> tuple[Any, ...]:
     """`catalogue_revision` as this process read it at most `CATALOGUE_REVISION_SECONDS` ago, for the
     list page of a visitor without an account. Their list may show a change that long after it was
-    made (the README's "Conditional reads"), and in exchange their 304 reads nothing from the
+    made (docs/api.md, "Conditional reads"), and in exchange their 304 reads nothing from the
     database at all: the revision statement is what a revalidation otherwise costs. A signed-in
     visitor reads the revision each time, so sees every change at once; 0 turns the keeping off."""
     seconds = settings.CATALOGUE_REVISION_SECONDS

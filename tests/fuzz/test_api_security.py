@@ -16,7 +16,7 @@ Writes keep the write rate off (`writes_unthrottled`), and the pause after too m
 for the run: the check's invalid-token probes would otherwise pause the valid token too, and every
 later answer would be a 429. Both limits are tested where they live (tests/api, tests/accounts).
 The cases are the derandomized profile's (tests/fuzz/conftest.py); `HYPOTHESIS_PROFILE=explore` draws
-fresh ones. The same runs against a served site are the README's (API: "The contract, fuzzed").
+fresh ones. The same runs against a served site are docs/fuzzing.md's.
 """
 
 from __future__ import annotations
