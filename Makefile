@@ -122,7 +122,7 @@ test-fast: messages nginx
 audit: install
 	$(PY) -m harness.audit
 
-# Backups that restore (core/backups.py): pg_dump -Fc or SQLite's online backup into BACKUP_DIR, and
+# Backups that restore (ops/backups.py): pg_dump -Fc or SQLite's online backup into BACKUP_DIR, and
 # back into an empty database only. The packages are installed if missing, never re-synced by these.
 .PHONY: backup restore
 backup: | $(STAMP)

@@ -2,7 +2,7 @@
 (`accounts.privacy.export_personal_data`; the same as their My data page).
 
 Signed in by session, or with a personal access token that may read (`events:read`, checked by
-`core.scopes.TokenScope`, the project's default permission); an OAuth token is for `/mcp` only, so it
+`events.scopes.TokenScope`, the project's default permission); an OAuth token is for `/mcp` only, so it
 is refused here like an unknown one. Not an agent tool: neither WebMCP nor MCP offers it.
 """
 

@@ -12,8 +12,8 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from core.scopes import Scope
 from events.mail.messages import site_url
+from events.scopes import Scope
 
 
 class SignUpForm(UserCreationForm):

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib.sessions.base_session import AbstractBaseSession
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
-
-from core.sessions import SessionStore
 
 
 class AccessTokenQuerySet(models.QuerySet["AccessToken"]):
@@ -75,30 +72,6 @@ class AgentUse(models.Model):
 
     def __str__(self) -> str:
         return f"{self.application_id} for {self.user_id}: {self.last_used_at:%Y-%m-%d %H:%M}"
-
-
-class Session(AbstractBaseSession):
-    """Django's database session, plus the signed-in person's id as a column of its own.
-
-    The column lets one statement read the session and its person together (the engine,
-    core/sessions.py), instead of the session first and the person second on every signed-in request.
-    Deleting a person deletes their sessions.
-    """
-
-    #: Read with the row: the person, and the two one-row things every signed-in page may show (the
-    #: reminder setting, the calendar feed on My events): one statement, not three.
-    read_with = ("user", "user__preferences", "user__calendar_feed")
-
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
-    )
-
-    class Meta(AbstractBaseSession.Meta):
-        db_table = "accounts_session"
-
-    @classmethod
-    def get_session_store_class(cls):
-        return SessionStore
 
 
 class Preferences(models.Model):

@@ -48,7 +48,7 @@ from oauth2_provider.models import (
 from core.visitors import Mode, Visitor
 from events.actions import ACTIONS, Caller, perform
 from events.choices import ACTIVE_WAITLIST, NotificationStatus, RegistrationStatus
-from events.mail.tasks import open_notification
+from events.mail.outbox import QUEUED_MAIL_PATHS
 from events.models import (
     Activity,
     CheckIn,
@@ -60,7 +60,7 @@ from events.models import (
     WaitlistEntry,
 )
 
-from .models import AccessToken, AgentUse, Session
+from .models import AccessToken, AgentUse
 from .oauth.grants import list_connected_agents, revoke_connected_agent
 
 logger = logging.getLogger(__name__)
@@ -89,7 +89,7 @@ COVERED: dict[str, str] = {
     # Accounts.
     "accounts.AccessToken": "export+delete",
     "accounts.AgentUse": "export+delete",
-    "accounts.Session": "delete",
+    "sessions.Session": "delete",  # Django's sessions: ended when the person is (accounts/sessions.py)
     "accounts.Preferences": "delete",  # e-mail preferences: a setting, deleted with the account
     # django-oauth-toolkit: what connected agents hold; a client the person registered stays, unowned.
     "oauth2_provider.Application": "anonymise",
@@ -380,7 +380,6 @@ def delete_account(*, user: Any, language: str | None = None) -> AccountDeleted:
     _forget_in_admin_history(user)
     AccessToken.objects.filter(user=user).delete()
     AgentUse.objects.filter(user=user).delete()
-    Session.objects.filter(user=user).delete()
     SavedEvent.objects.filter(user=user).delete()
     Notification.objects.filter(user=user).delete()
     EventStaff.objects.filter(user=user).delete()
@@ -391,7 +390,9 @@ def delete_account(*, user: Any, language: str | None = None) -> AccountDeleted:
         model.objects.filter(_sign_in_rows(user)).delete()
     _delete_queued_mail(user_id)
     VisitorState.objects.filter(visitor_key=visitor.key).delete()
-    user.delete()  # and by cascade: registrations (with their own check-ins), waiting-list entries, …
+    # Its sessions end with it (accounts/sessions.py); by cascade: registrations (with their own
+    # check-ins), waiting-list entries, …
+    user.delete()
 
     if email:
         transaction.on_commit(lambda: _send_goodbye(email=email, username=username, language=language))
@@ -404,7 +405,7 @@ def _delete_queued_mail(user_id: int) -> None:
     """The outbox's task rows of the person's e-mails (their arguments carry the address): those not
     running now (a running one finds the account gone and writes nothing)."""
     rows = DBTaskResult.objects.filter(
-        task_path=open_notification.module_path, args_kwargs__icontains=f":user-{user_id}"
+        task_path__in=QUEUED_MAIL_PATHS, args_kwargs__icontains=f":user-{user_id}"
     ).exclude(status=TaskResultStatus.RUNNING)
     mine = [row.pk for row in rows.only("pk", "args_kwargs") if _task_user_id(row.args_kwargs) == user_id]
     DBTaskResult.objects.filter(pk__in=mine).delete()
@@ -530,7 +531,7 @@ def clear_expired_personal_data(*, now: datetime | None = None) -> Cleared:
         .update(email="", last_error="")
     )
     queued, _ = DBTaskResult.objects.filter(
-        task_path=open_notification.module_path,
+        task_path__in=QUEUED_MAIL_PATHS,
         status__in=[TaskResultStatus.SUCCESSFUL, TaskResultStatus.FAILED],
         finished_at__lt=mail_before,
     ).delete()

@@ -16,7 +16,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from core.scopes import Scope
+from events.scopes import Scope
 
 from .models import AccessToken
 

@@ -55,7 +55,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         return render(request, "registration/signup_sent.html", {"email": form.cleaned_data["email"]})
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user, backend="accounts.backends.SessionUserBackend")
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("Welcome! Your account is ready and you are signed in."))
         return redirect(next_url or settings.LOGIN_REDIRECT_URL)
     return render(request, "registration/signup.html", {"form": form, "next": next_url})

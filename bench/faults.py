@@ -1,7 +1,7 @@
 """`make faults`: PostgreSQL goes away, gunicorn workers are killed, under mixed traffic, and nothing
 that was acknowledged is lost.
 
-    .venv/bin/python -m bench.faults                       # the README's figures
+    .venv/bin/python -m bench.faults                       # the figures of docs/reliability.md
     .venv/bin/python -m bench.faults --no-record           # the same, no result file (what the test runs)
     .venv/bin/python -m bench.faults --faults outage       # one fault only
     .venv/bin/python -m bench.faults --faults worker-kill  # the killed workers only
@@ -654,7 +654,8 @@ def stored(cluster: Cluster) -> Stored:
         outbox = connection.execute(
             "SELECT (args_kwargs -> 'args' -> 1 ->> 'registration_id')::bigint, count(*) "
             "FROM django_tasks_database_dbtaskresult "
-            "WHERE task_path = 'events.mail.tasks.open_notification' "
+            "WHERE task_path IN "
+            "('events.mail.outbox.open_notification', 'events.mail.tasks.open_notification') "
             "AND args_kwargs -> 'args' -> 1 ->> 'kind' = 'registration_confirmed' GROUP BY 1"
         ).fetchall()
         activity = connection.execute(

@@ -1,6 +1,6 @@
 """`make bench`: measure, print the table, write `bench/results/<UTC timestamp>.json`.
 
-    .venv/bin/python -m bench.run            # the figures of the README (about 5 minutes)
+    .venv/bin/python -m bench.run            # the figures of docs/performance.md (about 7 minutes)
     .venv/bin/python -m bench.run --quick    # small data, short slices: checks that the bench works
     .venv/bin/python -m bench.run --sqlite   # force the SQLite fallback
 
@@ -168,7 +168,7 @@ def report(session: Session, figures: dict, *, profile_name: str, only: set[str]
         print(text)
     session.sqlite_note("These figures were taken on SQLITE (fallback), not PostgreSQL.")
     if profile_name != "full":
-        print("\nQuick profile: smaller data and shorter slices; not the README's figures.")
+        print("\nQuick profile: smaller data and shorter slices; not the figures of docs/performance.md.")
     session.write_result(
         {"profile": profile_name, "parameters": PROFILES[profile_name]},
         {

@@ -6,7 +6,7 @@ temporary work directory, the databases (PostgreSQL, or SQLite with a loud note)
 servers. `main()` runs a measurement in a session and, whatever happens, stops the servers, drops the
 databases and removes the work directory (kept, with the servers' logs, after a failure); then it
 reports: the context line, the result file `bench/results/<prefix><UTC timestamp>.json` and, for a
-full bench, the table between the README markers.
+full bench, the table between the markers of bench/README.md and docs/performance.md.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ from harness import HarnessError
 from harness.revision import checkout_revision
 
 RESULTS = ROOT / "bench" / "results"
-# Where the latest table goes: between the markers of each (bench/README.md, the README's Performance).
-READMES = (ROOT / "bench" / "README.md", ROOT / "README.md")
+# Where the latest table goes: between the markers of each (bench/README.md, docs/performance.md).
+READMES = (ROOT / "bench" / "README.md", ROOT / "docs" / "performance.md")
 TABLE_START, TABLE_END = "<!-- bench:table:start -->", "<!-- bench:table:end -->"
 THROTTLE = "100000/min"  # writes per client: high enough that the load is never throttled
 CONN_MAX_AGE = 60

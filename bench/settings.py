@@ -11,7 +11,7 @@ ROOT_URLCONF = "bench.urls"
 if os.environ.get("BENCH_STATIC_ROOT"):
     STATIC_ROOT = Path(os.environ["BENCH_STATIC_ROOT"])
 
-# The A/B of the session engine (bench/README.md, "The session engine"): the same run with Django's own
-# database engine, whose signed-in request reads the session and then its person.
+# Another session engine for a run (bench/README.md, "Stock pieces"), e.g. Django's plain database
+# engine beside the cached one the site runs.
 if os.environ.get("BENCH_SESSION_ENGINE"):
     SESSION_ENGINE = os.environ["BENCH_SESSION_ENGINE"]

@@ -1,6 +1,6 @@
 """`make soak`: steady mixed traffic for minutes; no 5xx, and no worker whose memory keeps growing.
 
-    .venv/bin/python -m bench.soak                          # 300 s at 40 req/s (the README's figures)
+    .venv/bin/python -m bench.soak                          # 300 s at 40 req/s (docs/performance.md)
     .venv/bin/python -m bench.soak --seconds 20 --warmup 5  # checks that the soak itself works
 
 A load and soak run, not a test. It starts the same gunicorn server as `make bench` (2 sync workers,

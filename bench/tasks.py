@@ -178,7 +178,7 @@ def contention_setup(args: argparse.Namespace) -> dict[str, Any]:
     for user in users:
         session = import_module(settings.SESSION_ENGINE).SessionStore()
         session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "accounts.backends.SessionUserBackend"
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.create()
         keys.append(session.session_key)

@@ -12,7 +12,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from core.envelope import error_envelope
-from core.errors import TemporaryFailure
+from core.errors import TemporaryFailure, answer_for
 from core.revision import revision
 from webmcp.registry import catalogue_fingerprint
 
@@ -36,7 +36,9 @@ def health(request: HttpRequest) -> JsonResponse:
     }
     if not database_ok():
         # The database is down, so the visitor's stateVersion cannot be read: null.
-        body = error_envelope(TemporaryFailure("The database is unreachable."), state_version=None)
+        body = error_envelope(
+            answer_for(TemporaryFailure)("The database is unreachable."), state_version=None
+        )
         body.update(status="unavailable", database="unreachable", **facts)
         return JsonResponse(body, status=503)
     return JsonResponse({"ok": True, "status": "ok", "database": "ok", **facts})

@@ -21,7 +21,7 @@ from accounts.credentials import Credential, authenticate_bearer
 from accounts.lockout import note_token_failure, token_pause
 from accounts.oauth.resource import metadata_url
 from core.envelope import error_envelope, error_headers
-from core.errors import InvalidToken, RateLimited
+from core.errors import InvalidToken, RateLimited, answer_for
 from core.visitors import Visitor
 from events import selectors
 from events.agent import mcp as events_mcp
@@ -79,7 +79,7 @@ def _authenticate(request: HttpRequest) -> HttpResponse | None:
     credential = authenticate_bearer(raw, resource=settings.MCP_RESOURCE)
     if credential is None:
         note_token_failure(request)
-        error = InvalidToken()
+        error = answer_for(InvalidToken)()
         headers = error_headers(error, resource_metadata=metadata_url())
         return JsonResponse(error_envelope(error), status=401, headers=headers)
     request.credential = credential  # type: ignore[attr-defined]

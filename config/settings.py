@@ -61,7 +61,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "config.apps.TasksConfig",  # django_tasks_db
-    "core",  # its management commands only: backup, restore (core/backups.py)
+    "core",  # its one table: the REST writes' idempotency keys
+    "ops",  # its management commands: backup, restore (ops/backups.py)
     "webmcp",
     "events",
     "config.apps.OAuthConfig",  # oauth2_provider; before accounts, whose admin takes its ID tokens out
@@ -78,7 +79,7 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "accounts.middleware.AuthenticationMiddleware",  # the person read with the session (one statement)
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
     "core.visitors.VisitorMiddleware",  # request.visitor, resolved on first use
     "core.middleware.PageMessageMiddleware",  # Django's, except for the envelope's paths (/api, /health)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -93,7 +94,7 @@ MIDDLEWARE = [
 # the attempts (Axes › Access attempts); deleting one lifts its pause.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "accounts.backends.SessionUserBackend",  # ModelBackend, taking the person the session row brought
+    "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = int(os.environ.get("SIGN_IN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("SIGN_IN_PAUSE_MINUTES", "15")))
@@ -309,8 +310,9 @@ OAUTH2_PROVIDER = {
     "OAUTH2_PROTECTED_RESOURCE_NAME": SITE_NAME,
 }
 
-SESSION_ENGINE = "core.sessions"  # database sessions, read joined to their person (core/sessions.py)
-SESSION_MODEL = "accounts.Session"  # the session row, with its person's id in a column
+# Sessions in the database, read through the default cache (below: Redis with REDIS_URL, else this
+# process's memory), so a signed-in request reads no session row while it is cached.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 # The worker deletes expired sessions this often (accounts/tasks.py; Django's clearsessions, scheduled).
 SESSION_SWEEP_HOURS = float(os.environ.get("SESSION_SWEEP_HOURS", "24"))
 # How long personal data is kept before the worker removes or clears it (accounts/tasks.py, daily;
@@ -330,8 +332,9 @@ CACHES: dict[str, dict[str, Any]] = {
     )
     | {"KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "agentready")}
 }
-# Drawn parts of pages (the list's event cards, events/templatetags/cards.py), keyed by everything they
-# show, so never out of date: in each process's own memory (a hit must cost less than drawing the
+# Drawn parts of pages (the list's region and event cards, events/templatetags/cards.py; the list
+# template's `{% cache … using="pages" %}` names this alias), keyed by everything they show, so never
+# out of date: in each process's own memory (a hit must cost less than drawing the
 # part), apart from the default cache so they never push out the rate-limit counts.
 PAGE_CACHE = "pages"
 CACHES[PAGE_CACHE] = {
@@ -360,9 +363,8 @@ REST_FRAMEWORK = {
         "core.authentication.CsrfSessionAuthentication",
     ],
     "EXCEPTION_HANDLER": "core.exceptions.api_exception_handler",
-    "DEFAULT_PERMISSION_CLASSES": ["core.scopes.TokenScope"],
+    "DEFAULT_PERMISSION_CLASSES": ["events.scopes.TokenScope"],
     "DEFAULT_RENDERER_CLASSES": ["core.renderers.OrjsonRenderer"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.negotiation.OneRendererNegotiation",
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
@@ -387,6 +389,17 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
+# The site's own words for the refusals it answers by itself (core.errors.answer_for): a route that
+# does not exist, a 403, the database away, a token missing or not valid.
+ERROR_CLASSES = {
+    "NotFound": "events.errors.EventNotFound",
+    "PermissionDenied": "events.errors.NotOrganiser",
+    "TemporaryFailure": "events.errors.EventServiceUnavailable",
+    "TokenRequired": "events.errors.EventsTokenRequired",
+    "InvalidToken": "events.errors.EventsInvalidToken",
+}
+# The name the MCP server (/mcp) gives itself (serverInfo), which agents show; webmcp/ names no site.
+WEBMCP_SERVER_NAME = "agentready-events"
 # The envelope reasons the WebMCP runtime produces on its own, in this project's vocabulary.
 WEBMCP_REASONS = {"unavailable": "EVENT_SERVICE_UNAVAILABLE", "routeMismatch": "CURRENT_EVENT_MISMATCH"}
 
@@ -416,7 +429,7 @@ CSRF_FAILURE_VIEW = "core.errorpages.csrf_failure"  # the envelope for WebMCP to
 STATE_VERSION_READER = "events.selectors.state_version"
 CSRF_COOKIE_HTTPONLY = True  # pages hand the token to scripts in <meta name="csrf-token">
 CSRF_COOKIE_SAMESITE = "Lax"
-# Production behind TLS sets these (README, "Deployment"); off by default so http://127.0.0.1 works.
+# Production behind TLS sets these (docs/deployment.md); off by default so http://127.0.0.1 works.
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))

@@ -1,5 +1,5 @@
-"""core is an installed app for its management commands (`backup`, `restore`) and its one table, the
-REST writes' idempotency keys (core/models.py), whose pruning it queues after `migrate`."""
+"""core is an installed app for its one table, the REST writes' idempotency keys (core/models.py),
+whose pruning it queues after `migrate`."""
 
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate

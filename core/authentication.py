@@ -1,10 +1,10 @@
 """Session authentication that checks CSRF on every write, signed in or not.
 
-DRF's SessionAuthentication only checks CSRF for signed-in users; anonymous visitors can save events
-to their session, so their writes need the same protection.
+DRF's SessionAuthentication only checks CSRF for signed-in users; anonymous visitors write to their
+session too, so their writes need the same protection.
 
 A request without the session cookie has no session, so nobody is signed in: its lazy `user` (the
-session read with its person, accounts/middleware.py) is not set up just to find that out, as the
+session and its person, Django's AuthenticationMiddleware) is not set up just to find that out, as the
 API's anonymous reads (most of its traffic) would otherwise do on every call.
 """
 

@@ -12,7 +12,7 @@ def site(request: HttpRequest) -> dict[str, str]:
 
 def brand(request: HttpRequest) -> dict[str, dict[str, str]]:
     """The layout's name of the site (base.html): `brand.name`, and the name split at its last word
-    (`brand.head`, `brand.tail`), which the header sets in the brand colour ("Taipei <span>Events</span>";
+    (`brand.head`, `brand.tail`), which the header sets in the brand colour ("Old <span>Town</span>";
     a one-word name is coloured whole). Not under `site_name`: Django's LoginView and LogoutView put
     the request's host there, and a view's context wins over a context processor."""
     head, _, tail = settings.SITE_NAME.rpartition(" ")

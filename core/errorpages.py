@@ -26,7 +26,9 @@ def wants_envelope(request: HttpRequest) -> bool:
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if wants_envelope(request):
-        body = error_envelope(errors.NotFound("Not found."), state_version=current_state_version(request))
+        body = error_envelope(
+            errors.answer_for(errors.NotFound)("Not found."), state_version=current_state_version(request)
+        )
         return JsonResponse(body, status=404)
     return defaults.page_not_found(request, exception)
 

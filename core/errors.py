@@ -4,13 +4,19 @@ write rate and outages. The domain's own refusals subclass them in `events.error
 Each error names the refusal and carries the envelope fields of docs/agent-contract.md (code, reason,
 HTTP status, whether a retry can help). One exception handler (`core.exceptions`) turns them into the
 envelope for the API and the tool path, so no interface maps errors on its own.
+
+They speak of no subject of the site. Where the site answers on its own (a 404 of a route, a 403, the
+database away, a token missing or not valid), it answers with the project's subclass named in
+`settings.ERROR_CLASSES` (`answer_for`), which says it in the site's words.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from django.conf import settings
 from django.utils.functional import Promise
+from django.utils.module_loading import import_string
 from django.utils.translation import gettext_lazy as _
 
 
@@ -44,14 +50,14 @@ class UnknownParameter(InvalidInput):
 
 
 class NotFound(DomainError):
-    """Nothing public has this id. The site's public objects are its events, so the reason is theirs
-    (a route that does not exist answers the same)."""
+    """Nothing public has this id (a route that does not exist answers the same, in the project's own
+    words: `answer_for`)."""
 
     code = "NOT_FOUND"
-    reason = "EVENT_NOT_FOUND"
+    reason = "NOT_FOUND"
     http_status = 404
-    default_message = "No public event has this id."
-    next_action = "Do not guess other ids; search for events and use an id from the results."
+    default_message = "Nothing public has this id."
+    next_action = "Do not guess other ids."
 
 
 class AuthRequired(DomainError):
@@ -71,22 +77,22 @@ class TokenRequired(AuthRequired):
         "that has the scope this tool needs."
     )
     next_action = (
-        "Ask the person to sign in at /accounts/login/, make a personal access token on My events (/me/) "
-        "with the scope this tool needs, and give it to you; then call again with it."
+        "Ask the person to sign in, make a personal access token with the scope this tool needs, and give "
+        "it to you; then call again with it."
     )
 
 
 class InvalidToken(AuthRequired):
     reason = "INVALID_TOKEN"
     default_message = "The access token is not valid: unknown, expired or revoked."
-    next_action = "Stop and ask the person for a new access token (made on My events)."
+    next_action = "Stop and ask the person for a new access token."
 
 
 class PermissionDenied(DomainError):
     code = "PERMISSION_DENIED"
-    reason = "NOT_ORGANISER"
+    reason = "PERMISSION_DENIED"
     http_status = 403
-    default_message = "Only an organiser may do this."
+    default_message = "This is not yours to do."
     next_action = "Stop."
 
 
@@ -104,11 +110,11 @@ class CsrfFailed(PermissionDenied):
 
 class TemporaryFailure(DomainError):
     code = "TEMPORARY_FAILURE"
-    reason = "EVENT_SERVICE_UNAVAILABLE"
-    person_message = _("The event service is temporarily unavailable. Please try again later.")
+    reason = "TEMPORARY_FAILURE"
+    person_message = _("The site is temporarily unavailable. Please try again later.")
     http_status = 503
     retryable = True
-    default_message = "The event service is temporarily unavailable."
+    default_message = "The site is temporarily unavailable."
     next_action = "Retry later; do not report this as an empty result."
 
 
@@ -143,3 +149,16 @@ class IdempotencyKeyInUse(TemporaryFailure):
     http_status = 409
     default_message = "A request with this Idempotency-Key is still running; nothing more was done."
     next_action = "Wait a moment, then send the same request with the same key again to get its answer."
+
+
+def answer_for[E: DomainError](kind: type[E]) -> type[E]:
+    """The project's own class for a refusal of `kind` that the site answers by itself (a route that
+    does not exist, a 403 from Django or DRF, the database away, a token missing or not valid):
+    `settings.ERROR_CLASSES` names it by `kind`'s name, in the project's words; else `kind`."""
+    path = getattr(settings, "ERROR_CLASSES", {}).get(kind.__name__)
+    if not path:
+        return kind
+    found = import_string(path)
+    if not (isinstance(found, type) and issubclass(found, kind)):
+        raise TypeError(f"ERROR_CLASSES[{kind.__name__!r}]: {path} is not a subclass of {kind.__name__}")
+    return found

@@ -67,7 +67,9 @@ def to_domain_error(exc: Exception) -> errors.DomainError:
     if isinstance(exc, exceptions.ValidationError):
         return errors.InvalidInput(extra={"fields": exc.detail})
     if isinstance(exc, exceptions.AuthenticationFailed):
-        return errors.InvalidToken()  # only the bearer token authentication fails a request
+        return errors.answer_for(
+            errors.InvalidToken
+        )()  # only the bearer token authentication fails a request
     if isinstance(exc, exceptions.NotAuthenticated):
         return errors.AuthRequired()
     if isinstance(exc, exceptions.Throttled):
@@ -83,12 +85,12 @@ def to_domain_error(exc: Exception) -> errors.DomainError:
     if isinstance(exc, exceptions.NotAcceptable):
         return NotAcceptable()
     if isinstance(exc, Http404 | exceptions.NotFound):
-        return errors.NotFound("Not found.")
+        return errors.answer_for(errors.NotFound)("Not found.")
     if isinstance(exc, exceptions.PermissionDenied | DjangoPermissionDenied):
-        return errors.PermissionDenied()
+        return errors.answer_for(errors.PermissionDenied)()
     if isinstance(exc, DatabaseError | InterfaceError):  # a closed connection is no DatabaseError
         logger.exception("Database failure while serving an API request")
-        return errors.TemporaryFailure()
+        return errors.answer_for(errors.TemporaryFailure)()
     logger.exception("Unexpected error while serving an API request", exc_info=exc)
     return InternalError()
 

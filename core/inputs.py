@@ -11,30 +11,23 @@ instance), and DRF's length and range messages are formatted once, in the langua
 first error, so one instance is kept per language (and per thread: that first formatting is not
 thread-safe).
 
-And an input of short texts (a query string: a search is asked the same few ways over and over) is
-validated once per serializer, language and time zone: the answer, or the refusal's fields, is kept
-(`_remembered`, a bounded cache) and each call gets its own dict of it. The declaration stays the one rule;
-validating from the data alone, the same text always validates the same way.
+Every input is validated each time: the answers are not kept. (A cache of the answers of short
+inputs once saved a little of an API search; bench/README.md, "Stock pieces", has the figures
+without it.)
 """
 
 from __future__ import annotations
 
-import copy
-import functools
 import threading
 from collections.abc import Mapping
 from typing import Any
 
-from django.utils import timezone, translation
+from django.utils import translation
 from rest_framework import serializers
 
 from .errors import InvalidInput, UnknownParameter
 
 _validators = threading.local()
-#: The longest input (keys and values, in characters) whose answer is kept; longer ones are validated
-#: each time, so the cache holds at most REMEMBERED × this much text.
-REMEMBERED_LENGTH = 300
-REMEMBERED = 1024
 
 
 def _shown(key: str) -> str:
@@ -84,35 +77,10 @@ def validated_input(serializer_class: type[serializers.Serializer], data: object
             extra={"fields": {key: ["This parameter is not accepted."] for key in unknown}},
         )
     given = {key: value for key, value in data.items() if value is not None}
-    if all(type(value) is str for value in given.values()) and _length(given) <= REMEMBERED_LENGTH:
-        language, zone = translation.get_language(), timezone.get_current_timezone_name()
-        valid, answer = _remembered(serializer_class, language, zone, tuple(sorted(given.items())))
-    else:
-        valid, answer = _validated(validator, given)
-    if not valid:
-        raise InvalidInput(extra={"fields": copy.deepcopy(answer)})
-    return dict(answer)
-
-
-def _length(given: Mapping[str, str]) -> int:
-    return sum(len(key) + len(value) for key, value in given.items())
-
-
-def _validated(validator: serializers.Serializer, given: Mapping[str, Any]) -> tuple[bool, Any]:
-    """(True, the validated data) or (False, the refusal's fields)."""
     try:
-        return True, validator.run_validation(dict(given))
+        return dict(validator.run_validation(given))
     except serializers.ValidationError as error:
-        return False, error.detail
-
-
-@functools.lru_cache(maxsize=REMEMBERED)
-def _remembered(
-    serializer_class: type[serializers.Serializer], language: str | None, zone: str, given: tuple
-) -> tuple[bool, Any]:
-    """`_validated` of `given` by the kept instance for `language`, in time zone `zone` (DateTimeField
-    reads it), kept for the next call with the same text."""
-    return _validated(_validator(serializer_class)[0], dict(given))
+        raise InvalidInput(extra={"fields": error.detail}) from None
 
 
 class _Nothing(serializers.Serializer):

@@ -19,7 +19,7 @@ from django.template.loader import render_to_string
 
 from .envelope import error_envelope
 from .errorpages import JSON_PREFIXES, wants_envelope
-from .errors import TemporaryFailure
+from .errors import TemporaryFailure, answer_for
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ class DatabaseUnavailableMiddleware:
         if wants_envelope(request):
             # The database is down, so the visitor's stateVersion cannot be read: null.
             response: HttpResponse = JsonResponse(
-                error_envelope(TemporaryFailure(), state_version=None), status=503
+                error_envelope(answer_for(TemporaryFailure)(), state_version=None), status=503
             )
         else:
             # Without the request: no context processor (the user's) goes back to the database.

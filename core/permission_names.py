@@ -1,8 +1,8 @@
 """Permissions named in the person's language. Django writes a permission's name into the database
-in English when it migrates ("Can add event"), so the admin's lists of permissions (a group's, a
+in English when it migrates ("Can add thing"), so the admin's lists of permissions (a group's, a
 person's) would stay English whatever the language. A model's four default permissions are named
 again from their action and the model's verbose name as it reads now; any other is looked up in the
-catalogue, where its English name is the msgid."""
+messages, where its English name is the msgid."""
 
 from __future__ import annotations
 

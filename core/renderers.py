@@ -30,7 +30,7 @@ class OrjsonRenderer(JSONRenderer):
         if data is None:
             return b""
         # An indent is asked for by a media type parameter or the context: the plain media type (what
-        # the API's negotiation gives nearly every request) has none to parse.
+        # DRF's negotiation gives nearly every request) has none to parse.
         context = renderer_context or {}
         plain = accepted_media_type in (None, "", self.media_type) and not context.get("indent")
         if not plain and self.get_indent(accepted_media_type or "", context):

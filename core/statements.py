@@ -1,12 +1,12 @@
 """Compiled statements: an ORM statement is built and compiled once per shape, then only its values are
 bound. The one place the site relies on Django's private query internals (`SQLCompiler`, a queryset's
-`query`), kept for the API search: building and compiling its statement was the largest cost left in
-a request (bench/profiles/README.md).
+`query`), kept for the few statements whose ORM build and compile cost more than sending them and
+reading their rows (bench/profiles/README.md). Each `StatementCache` names, where it is made, the
+bench row it keeps (bench/README.md, "Stock pieces"); every other statement is the ORM's, compiled
+on each call.
 
-Why: after the second performance round, building and compiling the API search's one statement in the
-ORM was the largest cost left in a request (bench/profiles/README.md): more than sending it and
-reading its rows. The statement's SQL depends only on its shape (which conditions are present, the
-page's limit and offset); the values change from call to call.
+The statement's SQL depends only on its shape (which conditions are present, the page's limit and
+offset) and on the database's vendor; the values change from call to call.
 
 How it stays the ORM's statement: the queryset is still written once, with the ORM, by the caller's
 `build(shape, values)`. The first call of a shape compiles it twice with two sets of stand-in values and finds
@@ -14,9 +14,13 @@ where each value lands among the parameters: as itself, as a LIKE pattern around
 as the backend's form of a datetime. Every other parameter must be equal in both compiles and every
 found place must give back the second compile's parameters exactly — stand-ins with `%`, `_` and `\\`
 check the LIKE escaping — or the shape is not cached and the ORM runs as before. Rows come back through
-the compiled statement's own converters, so they are what `values_list(named=True)` gives. With
-`STATEMENT_CACHE_VERIFY` (on in the tests) each call also compiles through the ORM and must get the
-same SQL and parameters.
+the converters of the selected expressions, made on each call on the connection that runs it, so they
+are what `values_list(named=True)` gives. With `STATEMENT_CACHE_VERIFY` (on in the tests) each call also
+compiles through the ORM and must get the same SQL and parameters.
+
+What is kept is bound to no connection: the SQL text, the parameters, where the values go, the
+selected expressions and the row class. A compiler (which holds the connection, and so the thread,
+that compiled it) is never kept; each call binds and converts on its own thread's connection.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet
-from django.db.models.sql.compiler import SQLCompiler
+from django.db.models.expressions import ColPairs
 from django.db.models.utils import create_namedtuple_class
 
 Build = Callable[[Hashable, Mapping[str, Any]], QuerySet]
@@ -62,7 +66,7 @@ class Compiled:
     sql: str
     params: tuple[Any, ...]
     slots: tuple[Slot, ...]
-    compiler: SQLCompiler  # its converters turn fetched rows into the ORM's values
+    expressions: tuple[Any, ...]  # the selected expressions: their converters make the ORM's values
     row_class: type
 
     def bind(self, values: Mapping[str, Any], connection: BaseDatabaseWrapper) -> tuple[Any, ...]:
@@ -70,6 +74,30 @@ class Compiled:
         for slot in self.slots:
             params[slot.index] = slot.bind(values[slot.name], connection)
         return tuple(params)
+
+    def convert(self, fetched: list, connection: BaseDatabaseWrapper) -> list:
+        """The fetched rows as the ORM's values, through converters made on `connection` (as
+        `SQLCompiler.get_converters` and `apply_converters` make and apply them)."""
+        converters = []
+        for position, expression in enumerate(self.expressions):
+            if not expression:
+                continue
+            found = connection.ops.get_db_converters(expression) + expression.get_db_converters(connection)
+            if found:
+                converters.append((position, found, expression))
+        new, row_class = tuple.__new__, self.row_class
+        if not converters:
+            return [new(row_class, row) for row in fetched]
+        rows: list[Any] = []
+        for fetched_row in fetched:
+            row = list(fetched_row)
+            for position, found, expression in converters:
+                value = row[position]
+                for converter in found:
+                    value = converter(value, expression, connection)
+                row[position] = value
+            rows.append(new(row_class, row))
+        return rows
 
 
 def stand_ins(values: Mapping[str, Any], round_: int) -> dict[str, Any]:
@@ -141,7 +169,10 @@ def compile_shape(
             if slot.bind(second[slot.name], connection) != check:
                 return None
             slots.append(slot)
-    return Compiled(sql, tuple(params), tuple(slots), compiler, _row_class(queryset))
+    expressions = tuple(selected[0] for selected in compiler.select[: compiler.col_count])
+    if any(isinstance(expression, ColPairs) for expression in expressions):
+        return None  # a composite key's columns: converted in pairs, left to the ORM
+    return Compiled(sql, tuple(params), tuple(slots), expressions, _row_class(queryset))
 
 
 class StatementCache:
@@ -181,6 +212,4 @@ class StatementCache:
         with connection.cursor() as cursor:
             cursor.execute(compiled.sql, params)
             fetched = cursor.fetchall()
-        new = tuple.__new__
-        row_class = compiled.row_class
-        return [new(row_class, row) for row in compiled.compiler.results_iter([fetched], tuple_expected=True)]
+        return compiled.convert(fetched, connection)

@@ -27,9 +27,8 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework.serializers import Serializer
 
 from core.envelope import error_envelope, error_headers
-from core.errors import DomainError, InsufficientScope, TemporaryFailure, TokenRequired
+from core.errors import DomainError, InsufficientScope, TemporaryFailure
 from core.inputs import validated_input
-from core.scopes import CHECKIN_WRITE, READ, REGISTRATIONS_WRITE, SAVED_WRITE
 from core.throttling import check_write_rate
 from core.visitors import Mode, Visitor
 from events.contract import (
@@ -59,7 +58,9 @@ from events.contract import (
 )
 
 from . import activity, policies, selectors
+from .errors import EventsTokenRequired
 from .models import PUBLIC_ID_PATTERN
+from .scopes import CHECKIN_WRITE, READ, REGISTRATIONS_WRITE, SAVED_WRITE
 from .services import calendar, door, organiser, registrations, saves, staff, waitlist
 
 if TYPE_CHECKING:
@@ -231,7 +232,7 @@ def _performed(
     raw_event_id = data.get("event_id") if names_event and isinstance(data, Mapping) else None
     try:
         if action.writes and caller.token_only and caller.visitor.user is None:
-            raise TokenRequired(extra={"scope": action.scope or ""})
+            raise EventsTokenRequired(extra={"scope": action.scope or ""})
         if caller.scopes is not None and action.scope not in caller.scopes:
             raise InsufficientScope(extra={"scope": action.scope or ""})
         if action.writes and caller.rate_request is not None:
@@ -313,7 +314,7 @@ def registration_preview(visitor: Visitor, arguments: dict[str, Any]) -> str | N
     if details.is_registered:
         return None
     facts = details.visitor_facts(signed_in=True)
-    policies.may_register(details.event.facts(), facts, now=timezone.now()).enforce()
+    policies.may_register(policies.EventFacts.of(details.event), facts, now=timezone.now()).enforce()
     when, who = _when_and_who(visitor, details)
     return f"Register {who} for “{details.event.title}” ({when})?"
 
@@ -324,7 +325,7 @@ def cancellation_preview(visitor: Visitor, arguments: dict[str, Any]) -> str | N
     if not details.is_registered:
         return None
     facts = details.visitor_facts(signed_in=True)
-    policies.may_cancel(details.event.facts(), facts, now=timezone.now()).enforce()
+    policies.may_cancel(policies.EventFacts.of(details.event), facts, now=timezone.now()).enforce()
     when, who = _when_and_who(visitor, details)
     return f"Cancel {who}'s registration for “{details.event.title}” ({when})?"
 

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
 
-from core.errors import DomainError, InvalidInput, NotFound, PermissionDenied
+from core.errors import (
+    DomainError,
+    InvalidInput,
+    InvalidToken,
+    NotFound,
+    PermissionDenied,
+    TemporaryFailure,
+    TokenRequired,
+)
 
 
 class CurrentEventMismatch(InvalidInput):
@@ -18,7 +26,42 @@ class CurrentEventMismatch(InvalidInput):
 
 
 class EventNotFound(NotFound):
-    """No public event (published or cancelled) has this id."""
+    """No public event (published or cancelled) has this id. The site's public objects are its events,
+    so a route that does not exist answers this too (settings.ERROR_CLASSES)."""
+
+    reason = "EVENT_NOT_FOUND"
+    default_message = "No public event has this id."
+    next_action = "Do not guess other ids; search for events and use an id from the results."
+
+
+class NotOrganiser(PermissionDenied):
+    """Organisers' work (and any 403 the site answers on its own, settings.ERROR_CLASSES)."""
+
+    reason = "NOT_ORGANISER"
+    default_message = "Only an organiser may do this."
+
+
+class EventServiceUnavailable(TemporaryFailure):
+    """The database is away (settings.ERROR_CLASSES)."""
+
+    reason = "EVENT_SERVICE_UNAVAILABLE"
+    person_message = _("The event service is temporarily unavailable. Please try again later.")
+    default_message = "The event service is temporarily unavailable."
+
+
+class EventsTokenRequired(TokenRequired):
+    """A write over MCP without a token, with where the person makes one (settings.ERROR_CLASSES)."""
+
+    next_action = (
+        "Ask the person to sign in at /accounts/login/, make a personal access token on My events (/me/) "
+        "with the scope this tool needs, and give it to you; then call again with it."
+    )
+
+
+class EventsInvalidToken(InvalidToken):
+    """A token that is not valid, with where the person makes another (settings.ERROR_CLASSES)."""
+
+    next_action = "Stop and ask the person for a new access token (made on My events)."
 
 
 class RegistrationNotFound(EventNotFound):

@@ -242,25 +242,23 @@ class Event(models.Model):
     def has_started(self, now=None) -> bool:
         return self.starts_at <= (now or timezone.now())
 
-    def facts(self) -> EventFacts:
-        """This event as the policies see it, its seats counted by `with_seats()`.
+    def _counted_facts(self) -> EventFacts:
+        """`EventFacts.of(self)`, its seats counted by `with_seats()`.
 
         Never counted here: a template asking `is_full` of an event read without its seats would run
         two queries per event behind the page's back, so it fails instead (`SeatsNotCounted`)."""
-        confirmed = getattr(self, "confirmed_count", None)
-        held = getattr(self, "held_count", None)
-        if confirmed is None and self.capacity is not None:
+        if getattr(self, "confirmed_count", None) is None and self.capacity is not None:
             raise SeatsNotCounted(f"{self.public_id}: read it with Event.objects.with_seats()")
-        return EventFacts.of(self, confirmed=confirmed, held=held or 0)
+        return EventFacts.of(self)
 
     @property
     def is_full(self) -> bool:
-        return self.facts().is_full
+        return self._counted_facts().is_full
 
     @property
     def registration_open(self) -> bool:
         """Whether a new registration could succeed now (the use case asks again under a row lock)."""
-        return may_register(self.facts(), VisitorFacts(signed_in=True), now=timezone.now()).allowed
+        return may_register(self._counted_facts(), VisitorFacts(signed_in=True), now=timezone.now()).allowed
 
 
 class RetiredEventId(models.Model):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from core.errors import AuthRequired, DomainError, PermissionDenied
+from core.errors import AuthRequired, DomainError
 
 from .choices import EventStatus, StaffRole
 from .errors import (
@@ -24,6 +24,7 @@ from .errors import (
     EventFull,
     EventNotFound,
     NotEventStaff,
+    NotOrganiser,
     RegistrationClosed,
     RegistrationNotFound,
     SeatsAvailable,
@@ -46,7 +47,13 @@ class EventFacts:
     held: int = 0  # seats held by pending waiting-list offers
 
     @classmethod
-    def of(cls, event: Event, *, confirmed: int | None = None, held: int = 0) -> EventFacts:
+    def of(cls, event: Event, *, confirmed: int | None = None, held: int | None = None) -> EventFacts:
+        """The one way to make an event's facts: its seats as given (counted under its lock), else as
+        `EventQuerySet.with_seats()` annotated them, else not counted (`confirmed` None)."""
+        if confirmed is None:
+            confirmed = getattr(event, "confirmed_count", None)
+        if held is None:
+            held = getattr(event, "held_count", None) or 0
         return cls(
             status=event.status,
             starts_at=event.starts_at,
@@ -239,7 +246,7 @@ def may_change_team(staff: StaffFacts) -> Answer:
     through `manage.py add_event_staff`, who acts as one)."""
     if staff.superuser:
         return ALLOWED
-    return Answer(PermissionDenied())
+    return Answer(NotOrganiser())
 
 
 def may_check_in(staff: StaffFacts) -> Answer:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.cache import caches
 from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import (
@@ -158,7 +159,7 @@ def catalogue_revision(*, now: datetime | None = None) -> tuple[Any, ...]:
 def kept_catalogue_revision() -> tuple[Any, ...]:
     """`catalogue_revision` as this process read it at most `CATALOGUE_REVISION_SECONDS` ago, for the
     list page of a visitor without an account. Their list may show a change that long after it was
-    made (the README's "Conditional reads"), and in exchange their 304 reads nothing from the
+    made (docs/api.md, "Conditional reads"), and in exchange their 304 reads nothing from the
     database at all: the revision statement is what a revalidation otherwise costs. A signed-in
     visitor reads the revision each time, so sees every change at once; 0 turns the keeping off."""
     seconds = settings.CATALOGUE_REVISION_SECONDS
@@ -253,7 +254,9 @@ def event_revision(*, event_id: str, now: datetime | None = None) -> tuple[Any, 
     (a draft's id answers as a missing one's, `If-None-Match: *` included).
 
     One statement through the event's own indexes, whatever the size of the catalogue, compiled once
-    (core/statements.py)."""
+    (core/statements.py): the ORM's build and compile of its subqueries cost more than the event
+    page's 304 may ("conditional GET ÷ full GET, event page": 0.48 against ≤ 0.33 without it,
+    bench/README.md, "Stock pieces")."""
     now = now or timezone.now()
     rows = EVENT_REVISION.rows(None, {"event_id": event_id})
     if not rows:
@@ -325,7 +328,7 @@ def search_events(
         name: value for name, value in (("location", location), ("price", price), ("level", level)) if value
     }
     now = timezone.now()
-    # The same statement, compiled once per shape (core/statements.py).
+    # The API's page: the same statement, compiled once per shape (core/statements.py).
     values: dict[str, object] = {"now": now, **({"query": query} if query else {}), **filters}
     column = None
     if owner := saved_owner(visitor):
@@ -335,8 +338,7 @@ def search_events(
     cached = offset <= MAX_CACHED_OFFSET
     page: list
     if with_seats:
-        rows = CARD_PAGE.rows(shape, values) if cached else list(_card_page(shape, values))
-        page = [_event_of(row) for row in rows]
+        page = [_event_of(row) for row in _card_page(shape, values)]
     else:
         shape = (*shape, with_revision)
         page = SUMMARY_PAGE.rows(shape, values) if cached else list(_summary_page(shape, values))
@@ -383,6 +385,12 @@ def get_event_details(*, visitor: Visitor, event_id: str) -> EventDetails:
         registration=registration,
         waitlist=place,
     )
+
+
+def person_with_settings(user: Any) -> Any:
+    """The signed-in person read again with the two one-row things My events shows (the reminder
+    setting, the calendar feed): one statement, where reading each from the person is two."""
+    return get_user_model().objects.select_related("preferences", "calendar_feed").get(pk=user.pk)
 
 
 def waitlist_place(entry: WaitlistEntry) -> WaitlistPlace:
@@ -450,6 +458,8 @@ def _summary_page(shape: Any, values: Mapping[str, Any]) -> QuerySet:
     return page.values_list(*fields, named=True)[offset : offset + limit]
 
 
+#: Compiled once per shape (core/statements.py): the API search's ORM build and compile cost more than
+#: the row "API search throughput ÷ floor view" (≥ 0.75) allows (bench/README.md, "Stock pieces").
 SUMMARY_PAGE = StatementCache(_summary_page)
 #: The columns of a whole event, as the ORM loads a model instance.
 EVENT_COLUMNS = tuple(field.attname for field in Event._meta.concrete_fields)
@@ -458,8 +468,8 @@ EVENT_COLUMNS = tuple(field.attname for field in Event._meta.concrete_fields)
 def _card_page(shape: Any, values: Mapping[str, Any]) -> QuerySet:
     """The pages' search page: every column of each event, its seats (`with_seats`), the total and,
     for an owner of saves, `visitor_saved`, as rows a compiled statement can give back
-    (`_event_of` makes them events). Building this statement in the ORM for every page was about a
-    third of a list page's time (bench/README.md, "Pages")."""
+    (`_event_of` makes them events). The ORM compiles it on each call: the page's drawn region is
+    kept (`{% cache %}` in events/event_list.html), so a list page seldom reaches it."""
     limit, offset, owner_column = shape
     filters = {name: values[name] for name in ("location", "price", "level") if name in values}
     events = _matching(now=values["now"], query=values.get("query", ""), filters=filters)
@@ -475,9 +485,6 @@ def _event_of(row: Any) -> Event:
     event = Event.from_db(DEFAULT_DB_ALIAS, EVENT_COLUMNS, [values.pop(name) for name in EVENT_COLUMNS])
     event.__dict__.update(values)
     return event
-
-
-CARD_PAGE = StatementCache(_card_page)
 
 
 def _saved_by(owner: dict[str, object]) -> Exists:

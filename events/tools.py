@@ -15,12 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.scopes import READ
 from webmcp.registry import Binding, Exposure, ToolContext, ToolDeclaration, registry
 
 from .actions import ACTIONS
 from .contract import AttendeeRefInput
 from .policies import Permissions
+from .scopes import READ
 
 LIST, DETAIL, ME, CHECK_IN = "event-list", "event-detail", "me", "check-in"
 

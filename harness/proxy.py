@@ -1,5 +1,5 @@
 """nginx in front of two gunicorn pools, with the project's own site configuration (deploy/nginx.conf):
-the layout the README's deployment section recommends, run by the bench and the tests on 127.0.0.1.
+the layout docs/deployment.md recommends, run by the bench and the tests on 127.0.0.1.
 
 The site configuration is used as it is written, with its three addresses (the two pools, the port
 it listens on) and its access log's path replaced, inside a main configuration of our own that keeps

@@ -153,3 +153,24 @@ def event(db):
     return EventFactory(
         public_id="evt-webmcp-intro", title="WebMCP 入門工作坊", summary="從語意 HTML 到第一個網站 Tool。"
     )
+
+
+#: The tools an agent has over /mcp, by name (the registry's order), written out once for the tests
+#: that hold a list of tools to it: the SDK's client, the MCP Inspector, the evals' `--via mcp`.
+MCP_TOOL_NAMES = (
+    "cancel_registration",
+    "check_in_attendee",
+    "find_attendee",
+    "get_event_details",
+    "join_waitlist",
+    "leave_waitlist",
+    "register_event",
+    "save_event",
+    "search_events",
+)
+
+
+@pytest.fixture
+def mcp_tool_names() -> list[str]:
+    """`MCP_TOOL_NAMES`, a list of its own for the test."""
+    return list(MCP_TOOL_NAMES)

@@ -42,7 +42,9 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from .registry import ToolDeclaration, registry
 
-SERVER_NAME = "agentready-events"
+#: The MCP server's name (its `serverInfo`, and the audience of its confirmations) when the project's
+#: settings give none (`WEBMCP_SERVER_NAME`).
+DEFAULT_SERVER_NAME = "webmcp"
 CONFIRMATION_PARAM = "confirmation"
 CONFIRMATION_MAX_AGE = 300  # seconds a preview's confirmation stays valid
 ELICIT_KEY = "confirm"
@@ -299,8 +301,9 @@ def build_server(call: Caller) -> Server:
         extra = {"preview": preview.preview, CONFIRMATION_PARAM: token}
         return _refusal({**CONFIRMATION_NEEDED, **extra}, preview)
 
+    name = server_name()
     server = Server(
-        SERVER_NAME,
+        name,
         version=str(getattr(settings, "APP_VERSION", "")),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
@@ -314,10 +317,15 @@ def build_server(call: Caller) -> Server:
         RequestStateBoundary(
             # The SDK's envelope outlives ours a little, so an expired state gets our own refusal.
             RequestStateSecurity(keys=keys, ttl=CONFIRMATION_MAX_AGE + 60, bind_principal=_bound_principal),
-            default_audience=SERVER_NAME,
+            default_audience=name,
         )
     )
     return server
+
+
+def server_name() -> str:
+    """The project's name for its MCP server (`WEBMCP_SERVER_NAME`)."""
+    return str(getattr(settings, "WEBMCP_SERVER_NAME", DEFAULT_SERVER_NAME))
 
 
 def _bound_principal(ctx: Any) -> str:

@@ -22,7 +22,7 @@ from oauth2_provider.models import (
     get_refresh_token_model,
 )
 
-from core.scopes import Scope
+from events.scopes import Scope
 
 from ..models import AgentUse
 

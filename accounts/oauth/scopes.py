@@ -1,4 +1,4 @@
-"""The scopes an agent may ask for are the site's own (`core.scopes.Scope`), named once there."""
+"""The scopes an agent may ask for are the site's own (`events.scopes.Scope`), named once there."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from oauth2_provider.scopes import BaseScopes
 
-from core.scopes import READ, Scope
+from events.scopes import READ, Scope
 
 
 class SiteScopes(BaseScopes):

@@ -3,7 +3,7 @@ each operation may be called (its `security`).
 
 Success bodies are described by the output serializers that build them (`events/contract.py`). Who may
 call is read from where the rule lives, never listed per operation here: an action's row
-(`events.actions`: the scope a token needs) and `core.scopes` (which rights a visitor holds without an
+(`events.actions`: the scope a token needs) and `events.scopes` (which rights a visitor holds without an
 account), or for a plain read the view's `TokenScope` and the action that fills the list it reads.
 """
 
@@ -29,9 +29,10 @@ from rest_framework import serializers
 
 from core.idempotency import HEADER as IDEMPOTENCY_HEADER
 from core.idempotency import REPLAYED as REPLAYED_HEADER
-from core.scopes import WITHOUT_ACCOUNT, TokenScope
 from events.actions import ACTIONS
 from events.models import PUBLIC_ID_PATTERN
+
+from ..scopes import WITHOUT_ACCOUNT, TokenScope
 
 EVENT_ID = OpenApiParameter(
     "event_id",

@@ -17,6 +17,10 @@ in the admin. The one window left is a crash between the server's "accepted" and
 resend then carries the same Message-ID. An attempt that finds its mail no longer wanted
 (`messages.still_wanted`: a reminder whose registration or event was cancelled since) marks it
 `skipped` and sends nothing, then or later.
+
+Its two tasks (`django.tasks`) live here with what they run: `open_notification` (a mail's row and
+first attempt) and `send_notification` (one more attempt). Rows queued before they moved name
+`events.mail.tasks.…`, which that module still answers (`QUEUED_MAIL_PATHS`).
 """
 
 from __future__ import annotations
@@ -27,11 +31,12 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.tasks import task
 from django.utils import timezone, translation
 
 from ..choices import NotificationKind, NotificationStatus
 from ..models import Event, Notification, Registration, WaitlistEntry
-from . import messages, tasks
+from . import messages
 
 logger = logging.getLogger(__name__)
 
@@ -63,8 +68,25 @@ def notify(
         "language": translation.get_language() or settings.LANGUAGE_CODE,
         "created_at": timezone.now().isoformat(),
     }
-    tasks.open_notification.enqueue(f"{kind}:{cause}:user-{user.pk}", fields)
+    open_notification.enqueue(f"{kind}:{cause}:user-{user.pk}", fields)
     return True
+
+
+@task()
+def open_notification(key: str, fields: dict[str, Any]) -> str:
+    """Write an outbox e-mail's row and make its first attempt (queued by `notify`)."""
+    return open_and_deliver(key, fields)
+
+
+@task()
+def send_notification(notification_id: int) -> str:
+    """One more attempt at an outbox e-mail (a retry, or the admin's "send again")."""
+    return deliver(notification_id)
+
+
+#: The task paths an `open_notification` row may name: its own, and the one it had before the tasks
+#: moved into this module (events/mail/tasks.py answers it), for rows queued then.
+QUEUED_MAIL_PATHS = (open_notification.module_path, "events.mail.tasks.open_notification")
 
 
 def open_and_deliver(key: str, fields: dict[str, Any]) -> str:
@@ -147,7 +169,7 @@ def _claim(notification_id: int, *, now: datetime) -> Notification | None:
 
 
 def _schedule(notification: Notification, *, at: datetime) -> None:
-    tasks.send_notification.using(run_after=at).enqueue(notification.pk)
+    send_notification.using(run_after=at).enqueue(notification.pk)
 
 
 def _record_failure(notification: Notification, error: Exception) -> str:
@@ -174,5 +196,5 @@ def send_again(notifications) -> int:
         status=NotificationStatus.PENDING, attempts=0, claimed_at=None
     )
     for pk in pks:
-        tasks.send_notification.enqueue(pk)
+        send_notification.enqueue(pk)
     return len(pks)

@@ -1,24 +1,9 @@
-"""The outbox's tasks (`django.tasks`): each e-mail's first attempt and its retries. Queued inside the
-transaction of the change that needs them; a worker runs them (`manage.py db_worker`)."""
+"""The outbox's tasks under the path they had before they moved into events/mail/outbox.py: task rows
+queued then name `events.mail.tasks.open_notification` or `…send_notification`, and the worker finds
+their task here. New rows name `events.mail.outbox.…`."""
 
 from __future__ import annotations
 
-from typing import Any
+from .outbox import open_notification, send_notification
 
-from django.tasks import task
-
-
-@task()
-def open_notification(key: str, fields: dict[str, Any]) -> str:
-    """Write an outbox e-mail's row and make its first attempt (queued by `events.outbox.notify`)."""
-    from .outbox import open_and_deliver  # noqa: PLC0415 (circular: outbox ↔ tasks)
-
-    return open_and_deliver(key, fields)
-
-
-@task()
-def send_notification(notification_id: int) -> str:
-    """One more attempt at an outbox e-mail (a retry, or the admin's "send again"; see `events.outbox`)."""
-    from .outbox import deliver  # noqa: PLC0415 (circular: outbox ↔ tasks)
-
-    return deliver(notification_id)
+__all__ = ["open_notification", "send_notification"]

@@ -119,7 +119,8 @@ def _unlocked_statement(shape: Hashable, values: Mapping[str, Any]) -> QuerySet:
 
 
 #: Compiled once per process (core/statements.py): building and compiling this statement of nine
-#: subqueries in the ORM cost more than running it, and a rush is mostly this statement.
+#: subqueries in the ORM cost more than running it, and a rush is mostly this statement (the row
+#: "rush attempts/s ÷ API search throughput", bench/README.md, "Stock pieces").
 UNLOCKED_STATE = StatementCache(_unlocked_statement)
 
 

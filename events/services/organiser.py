@@ -9,7 +9,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from core.errors import InvalidInput, PermissionDenied
+from core.errors import InvalidInput
 from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
@@ -22,7 +22,7 @@ from ..choices import (
     RegistrationStatus,
     WaitlistStatus,
 )
-from ..errors import EventNotFound, RegistrationNotFound
+from ..errors import EventNotFound, NotOrganiser, RegistrationNotFound
 from ..mail import outbox
 from ..models import Event, Notification, Registration, WaitlistEntry
 from ..selectors import staff_facts
@@ -38,7 +38,7 @@ def cancel_attendee_registration(*, visitor: Visitor, registration_id: int) -> C
     rises. Cancelling a cancelled one changes nothing. Only an organiser (who may change registrations)
     may; the rule of when a registration can be cancelled is the person's too (`policies.may_cancel`)."""
     if visitor.user is None:
-        raise PermissionDenied()
+        raise NotOrganiser()
     event_pk = Registration.objects.filter(pk=registration_id).values_list("event_id", flat=True).first()
     if event_pk is None:
         raise RegistrationNotFound("No registration has this id.")
@@ -201,7 +201,7 @@ def edit_event(*, visitor: Visitor, changes: dict[str, Any], event_pk: int | Non
         if visitor.user is None or not policies.may_manage_event(
             policies.StaffFacts(superuser=visitor.user.is_superuser)
         ):
-            raise PermissionDenied()
+            raise NotOrganiser()
         event = Event(**changes)
     else:
         event = _managed_event(visitor, pk=event_pk)
@@ -237,7 +237,7 @@ def resend_notification(*, visitor: Visitor, notification_id: int) -> ResendNoti
     after fixing the mail server); one that did not fail changes nothing. For whoever may change the
     outbox's rows (the admin's permission)."""
     if visitor.user is None or not visitor.user.has_perm("events.change_notification"):
-        raise PermissionDenied()
+        raise NotOrganiser()
     notification = Notification.objects.select_related("event").filter(pk=notification_id).first()
     if notification is None:
         raise InvalidInput(
@@ -252,13 +252,13 @@ def resend_notification(*, visitor: Visitor, notification_id: int) -> ResendNoti
 def _may_manage(visitor: Visitor, event: Event) -> None:
     """Refuse unless the visitor manages `event` (`policies.may_manage_event`)."""
     if visitor.user is None or not policies.may_manage_event(staff_facts(visitor.user, event)):
-        raise PermissionDenied()
+        raise NotOrganiser()
 
 
 def _managed_event(visitor: Visitor, event_id: str | None = None, *, pk: int | None = None) -> Event:
     """The event of `event_id` (or of the key `pk`), locked for the transaction, if the visitor manages it."""
     if visitor.user is None:
-        raise PermissionDenied()
+        raise NotOrganiser()
     lookup = {"public_id": event_id} if pk is None else {"pk": pk}
     event = Event.objects.select_for_update(no_key=True).filter(**lookup).first()
     if event is None:

@@ -1,16 +1,17 @@
 """Drawn parts of the list page, kept once per revision of what they show.
 
 - `{% event_card event saved_ids %}`: an event's card.
-- `{% kept key [html] %}…{% endkept %}`: a block, under a key its view made (`drawn_key`; none: drawn
-  every time); `html`, when the view has already read the kept block, is used as it is.
+- the list's region (all of the page but its messages): Django's own `{% cache %}` in
+  templates/events/event_list.html, varying on `REGION_VARY` (`region_vary` makes the values, and
+  `region_key` the key the view reads it by first, to skip the search it would draw).
 
 Drawing ten cards was most of a list page's time (bench/README.md, "Pages"), and the same cards are
 drawn again for every visitor and every search that lists them. So a drawn part is kept in the
-`pages` cache (settings.PAGE_CACHE) under a key made of everything its HTML depends on: for a card,
-its own fields, its seats (confirmed and held), whether this visitor saved it, the list's query its
-link carries back; for every part, the language, the time zone and the running code. A change to any
-of them is a new key, so a kept part can never be out of date: nothing has to be invalidated, and an
-old key simply ages out.
+`pages` cache (settings.PAGE_CACHE; the list template's `{% cache %}` names it too) under a key made
+of everything its HTML depends on: for a card, its own fields, its seats (confirmed and held),
+whether this visitor saved it, the list's query its link carries back; for every part, the
+language, the time zone and the running code. A change to any of them is a new key, so a kept part
+can never be out of date: nothing has to be invalidated, and an old key simply ages out.
 
 A miss draws the part with the page's context, exactly as the template did without it (a card as
 `{% include %}` did), so the HTML is the same with the cache and without it
@@ -25,6 +26,7 @@ from typing import Any
 from django import template
 from django.conf import settings
 from django.core.cache import caches
+from django.core.cache.utils import make_template_fragment_key
 from django.utils import timezone, translation
 from django.utils.safestring import SafeString, mark_safe
 
@@ -43,6 +45,32 @@ def drawn_key(kind: str, *parts: Any) -> str:
     the running code (templates), the language and the time zone."""
     material = (revision(), translation.get_language(), timezone.get_current_timezone_name(), parts)
     return f"{kind}:" + hashlib.blake2b(repr(material).encode(), digest_size=16).hexdigest()
+
+
+#: What the list's drawn region varies on, in the order its `{% cache %}` tag names them
+#: (templates/events/event_list.html): the URL (the form, the conditions, the page), the visitor and
+#: their state (saves: the cards' badges; the manifest), the catalogue's revision (its events, seats
+#: and clock), and what every part depends on besides.
+REGION_VARY = ("path", "visitor", "state", "catalogue", "code", "language", "zone")
+REGION_FRAGMENT = "list-region"
+
+
+def region_vary(*, path: str, visitor_key: str, state: dict[str, Any], catalogue: Any) -> dict[str, str]:
+    """The values of the list region's vary-on list, by name."""
+    return {
+        "path": path,
+        "visitor": visitor_key,
+        "state": repr(sorted(state.items())),
+        "catalogue": repr(catalogue),
+        "code": revision(),
+        "language": translation.get_language() or "",
+        "zone": timezone.get_current_timezone_name(),
+    }
+
+
+def region_key(vary: dict[str, str]) -> str:
+    """The key Django's `{% cache %}` tag keeps the region under for these values."""
+    return make_template_fragment_key(REGION_FRAGMENT, [vary[name] for name in REGION_VARY])
 
 
 def card_key(event: Any, *, saved: bool, from_query: str) -> str:
@@ -75,41 +103,3 @@ def event_card(context: template.Context, event: Any, saved_ids: Any) -> SafeStr
             html = card.render(context)
         cache.set(key, str(html))
     return mark_safe(html)  # the card template's own output, autoescaped as it was drawn
-
-
-@register.tag("kept")
-def kept(parser: template.base.Parser, token: template.base.Token) -> KeptNode:
-    """`{% kept key [html] %}…{% endkept %}`: the block's HTML, kept under `key` (see the module)."""
-    bits = token.split_contents()
-    if len(bits) not in (2, 3):
-        raise template.TemplateSyntaxError(f"{bits[0]} takes a key and, if read already, its HTML")
-    nodelist = parser.parse(("endkept",))
-    parser.delete_first_token()
-    given = parser.compile_filter(bits[2]) if len(bits) == 3 else None
-    return KeptNode(nodelist, parser.compile_filter(bits[1]), given)
-
-
-class KeptNode(template.Node):
-    def __init__(
-        self,
-        nodelist: template.NodeList,
-        key: template.base.FilterExpression,
-        given: template.base.FilterExpression | None,
-    ) -> None:
-        self.nodelist = nodelist
-        self.key = key
-        self.given = given
-
-    def render(self, context: template.Context) -> SafeString:
-        given = self.given.resolve(context, ignore_failures=True) if self.given else None
-        if given is not None:
-            return mark_safe(given)  # read from the cache by the view
-        key = self.key.resolve(context)
-        if not key:
-            return self.nodelist.render(context)
-        cache = caches[settings.PAGE_CACHE]
-        html = cache.get(key)
-        if html is None:
-            html = self.nodelist.render(context)
-            cache.set(key, str(html))
-        return mark_safe(html)  # the block's own output, autoescaped as it was drawn

@@ -137,9 +137,8 @@ def render_detail(
     details = event_or_404(request, event_id, recorded=recorded)
     event = details.event
     url = request.build_absolute_uri(reverse("event-detail", kwargs={"event_id": event.public_id}))
-    can = policies.permissions(
-        event.facts(), details.visitor_facts(signed_in=visitor.is_authenticated), now=timezone.now()
-    )
+    facts = details.visitor_facts(signed_in=visitor.is_authenticated)
+    can = policies.permissions(policies.EventFacts.of(event), facts, now=timezone.now())
     context = {
         "event": event,
         "details": details,
@@ -163,9 +162,11 @@ def render_me(request: HtmxHttpRequest, *, region: bool, page: ResolverMatch | N
     visitor = request.visitor
     registrations: list[Registration] | None = None
     waitlist: list[selectors.WaitlistPlace] | None = None
-    if visitor.is_authenticated:
+    person = None
+    if visitor.user is not None:
         registrations = selectors.list_registrations(visitor=visitor)
         waitlist = selectors.list_waitlist(visitor=visitor)
+        person = selectors.person_with_settings(visitor.user)
     confirmed = [r for r in registrations or [] if r.is_active]
     now = timezone.now()
     registered = policies.VisitorFacts(signed_in=True, registered=True)
@@ -182,7 +183,8 @@ def render_me(request: HtmxHttpRequest, *, region: bool, page: ResolverMatch | N
         "cancelled": [r for r in registrations or [] if not r.is_active],
         "cancellable": cancellable,
         "waitlist": waitlist,
-        "reminders_on": visitor.user is not None and reminders_on(visitor.user),
+        "reminders_on": person is not None and reminders_on(person),
+        **({"user": person} if person is not None else {}),  # with its reminder setting and feed
         "webmcp_state": {**page_state(request, visitor), "cancellable": bool(cancellable)},
         **({PAGE_ROUTE: page} if page is not None else {}),
     }

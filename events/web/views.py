@@ -31,7 +31,7 @@ from .. import selectors
 from ..actions import ACTIONS, perform
 from ..forms import EventSearchForm
 from ..mail import ics
-from ..templatetags.cards import drawn_key
+from ..templatetags.cards import region_key, region_vary
 from .builders import (
     PAGE_SIZE,
     PAGE_VARY,
@@ -85,21 +85,21 @@ def _list_page(
     # Only the search form and the page links target the results; any other htmx request gets the
     # whole page and picks what it needs.
     partial = wants_fragment(request) and request.htmx.target == "results"
-    region_key = drawn_key(
-        "list-region", request.get_full_path(), visitor.key, sorted(state.items()), catalogue
+    region = region_vary(
+        path=request.get_full_path(), visitor_key=visitor.key, state=state, catalogue=catalogue
     )
-    region = None if partial else caches[settings.PAGE_CACHE].get(region_key)
-    if region is not None:
+    kept = None if partial else caches[settings.PAGE_CACHE].get(region_key(region))
+    if kept is not None:
         if form.is_valid():  # the visit is still a search (its Activity row); nothing is drawn from it
             window = {**_page_window(form), "with_seats": False}
             perform(ACTIONS["search_events"], caller, form.conditions, options=window)
-        context = {"region_key": region_key, "kept_region": region, "webmcp_state": state}
+        context = {"region": region, "kept_region": kept, "webmcp_state": state}
         return fragment_aware(render(request, "events/event_list.html", context))
     performed = None
     if form.is_valid():
         performed = perform(ACTIONS["search_events"], caller, form.conditions, options=_page_window(form))
     context = list_context(request, visitor, form, performed, state_version=state_version)
-    context["region_key"] = region_key
+    context["region"] = region
     template = "events/event_list.html#results" if partial else "events/event_list.html"
     return fragment_aware(render(request, template, context))
 

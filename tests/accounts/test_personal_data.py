@@ -14,7 +14,8 @@ import time_machine
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.apps import apps
 from django.contrib.admin.models import CHANGE, LogEntry
-from django.contrib.auth import get_user_model
+from django.contrib.auth import SESSION_KEY, get_user_model
+from django.contrib.sessions.models import Session
 from django.core import mail
 from django.db import models
 from django.tasks import TaskResultStatus
@@ -29,13 +30,13 @@ from oauth2_provider.models import (
 )
 
 from accounts import privacy
-from accounts.models import AccessToken, AgentUse, Session
+from accounts.models import AccessToken, AgentUse
 from accounts.tasks import clear_expired_personal_data
 from accounts.tokens import create_access_token
 from core.visitors import Visitor
 from events import actions
 from events.choices import NotificationKind, NotificationStatus, RegistrationStatus, StaffRole, WaitlistStatus
-from events.mail.tasks import open_notification
+from events.mail.outbox import open_notification
 from events.models import (
     Activity,
     CheckIn,
@@ -257,6 +258,11 @@ def test_every_table_that_holds_something_of_a_person_is_covered():
 # ── deleting an account ───────────────────────────────────────────────────────────────────────
 
 
+def sessions_of(user_id: int) -> list[str]:
+    """The keys of the sessions signed in as `user_id` (Django's sessions name them in their data)."""
+    return [row.pk for row in Session.objects.all() if row.get_decoded().get(SESSION_KEY) == str(user_id)]
+
+
 def text_columns(model: type[models.Model]) -> list[str]:
     return [
         field.name
@@ -285,6 +291,7 @@ def test_deleting_passes_the_seat_on_and_leaves_no_trace_of_the_name_or_address(
     person_id = person.pk
     checked_in_ada = CheckIn.objects.get(staff=person)
     activity_rows = Activity.objects.filter(user=person).count()
+    assert sessions_of(person_id)  # signed in on the browser
     mail.outbox.clear()
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -309,9 +316,9 @@ def test_deleting_passes_the_seat_on_and_leaves_no_trace_of_the_name_or_address(
         EventStaff,
         AccessToken,
         AgentUse,
-        Session,
     ):
         assert not model.objects.filter(**{"user_id": person_id}).exists(), model
+    assert sessions_of(person_id) == []
     assert not get_access_token_model().objects.filter(user_id=person_id).exists()
     assert not get_refresh_token_model().objects.filter(user_id=person_id).exists()
     assert not VisitorState.objects.filter(visitor_key=f"user:{person_id}").exists()

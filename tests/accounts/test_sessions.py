@@ -1,15 +1,21 @@
-"""The session engine reads a session and its person in one statement (core/sessions.py), and
-Django's own checks of that person still decide who is signed in."""
+"""Sessions are Django's own (`cached_db`: the database, read through the default cache), and Django's
+own checks of the person still decide who is signed in; a person's sessions end with their account
+(accounts/sessions.py)."""
 
 from __future__ import annotations
 
+from importlib import import_module
+
 import pytest
+from django.conf import settings
 from django.contrib.auth import SESSION_KEY
+from django.contrib.sessions.models import Session
+from django.core.cache import caches
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from accounts.models import Session
+from accounts.sessions import end_sessions
 from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
@@ -26,12 +32,6 @@ def signed_in(user) -> Client:
     return client
 
 
-def saved_ids(client: Client) -> list[str] | None:
-    """The ids on the client's saved list, or None when the site does not see them signed in."""
-    response = client.get("/api/me/saved")
-    return [item["id"] for item in response.json()["events"]] if response.status_code == 200 else None
-
-
 @pytest.fixture
 def person():
     user = UserFactory(username="carol")
@@ -45,28 +45,44 @@ def statements_naming(queries: CaptureQueriesContext, table: str) -> list[str]:
     return [query["sql"] for query in queries.captured_queries if quoted in query["sql"]]
 
 
-def test_the_session_and_its_person_are_one_statement(person):
+def cached(key: str) -> bool:
+    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
+    return caches[settings.SESSION_CACHE_ALIAS].get(store.cache_key) is not None
+
+
+def test_a_signed_in_request_reads_its_session_from_the_cache_and_its_person_once(person):
     client = signed_in(person)
     with CaptureQueriesContext(connection) as queries:
         response = client.get("/api/me/saved")
     assert response.status_code == 200
-    [session_read] = statements_naming(queries, "accounts_session")
-    assert connection.ops.quote_name("auth_user") in session_read
-    assert statements_naming(queries, "auth_user") == [session_read]
+    assert statements_naming(queries, "django_session") == []
+    assert len(statements_naming(queries, "auth_user")) == 1
 
 
-def test_signing_in_writes_the_person_on_the_session_row_and_signing_out_removes_the_row(person):
+def test_a_session_missing_from_the_cache_is_read_from_the_database(person):
     client = signed_in(person)
-    row = Session.objects.get(session_key=client.session.session_key)
-    assert row.user_id == person.pk
+    caches[settings.SESSION_CACHE_ALIAS].clear()
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(MINE).status_code == 200
+    assert len(statements_naming(queries, "django_session")) == 1
+    assert cached(client.session.session_key)
+
+
+def test_signing_in_names_the_person_in_the_session_and_signing_out_removes_it(person):
+    client = signed_in(person)
+    key = client.session.session_key
+    row = Session.objects.get(session_key=key)
     assert row.get_decoded()[SESSION_KEY] == str(person.pk)
+    assert cached(key)
     client.post("/accounts/logout/")
-    assert not Session.objects.filter(session_key=row.session_key).exists()
+    assert not Session.objects.filter(session_key=key).exists()
+    assert not cached(key)
+    assert client.get(MINE).status_code == 401
 
 
 def test_an_anonymous_session_has_no_person(client, event):
     assert client.put(f"/api/me/saved/{event.public_id}").status_code == 201
-    assert Session.objects.get(session_key=client.session.session_key).user_id is None
+    assert SESSION_KEY not in Session.objects.get(session_key=client.session.session_key).get_decoded()
 
 
 def test_a_password_changed_elsewhere_still_ends_the_session(person):
@@ -84,24 +100,19 @@ def test_a_deactivated_account_is_signed_out(person):
     assert client.get(MINE).status_code == 401
 
 
-def test_a_row_whose_person_column_disagrees_is_read_the_way_django_reads_it(person, event):
-    """A row saved without the column (or naming someone else) is not trusted: the session's own
-    user id decides, read the usual way."""
-    client = signed_in(person)
-    assert client.put(f"/api/me/saved/{event.public_id}").status_code == 201
-    other = UserFactory(username="mallory")
-    Session.objects.filter(session_key=client.session.session_key).update(user=other)
-    assert saved_ids(client) == [event.public_id]
-    with CaptureQueriesContext(connection) as queries:
-        client.get("/api/me/saved")
-    users = statements_naming(queries, "auth_user")
-    assert len(users) == 2  # the joined read (mallory, ignored), then carol by the session's own id
-    Session.objects.filter(session_key=client.session.session_key).update(user=None)
-    assert saved_ids(client) == [event.public_id]
-
-
 def test_deleting_a_person_deletes_their_sessions(person):
     client = signed_in(person)
+    other = signed_in(UserFactory(username="dave", password=PASSWORD))
     key = client.session.session_key
     person.delete()
     assert not Session.objects.filter(session_key=key).exists()
+    assert not cached(key)
+    assert other.get(MINE).status_code == 200  # only theirs
+
+
+def test_ending_a_persons_sessions_ends_each_of_them_and_no_one_elses(person):
+    first, second = signed_in(person), signed_in(person)
+    other = signed_in(UserFactory(username="erin", password=PASSWORD))
+    assert end_sessions(person.pk) == 2
+    assert first.get(MINE).status_code == 401 and second.get(MINE).status_code == 401
+    assert other.get(MINE).status_code == 200

@@ -29,9 +29,14 @@ def _error_classes() -> list[type[site_errors.DomainError]]:
     ours = [
         cls for cls in found if cls.__module__ in (errors.__name__, site_errors.__name__, exceptions.__name__)
     ]
-    # A grouping class such as Conflict names a code but no reason of its own; it is never raised.
+    # A grouping class such as Conflict names a code but no reason of its own; it is never raised. Nor
+    # is a base refusal the project answers in its own words (settings.ERROR_CLASSES: its subclass is).
+    replaced = {name for name in settings.ERROR_CLASSES}
     return [
-        cls for cls in ours if cls.reason != site_errors.DomainError.reason or cls.code == "INTERNAL_ERROR"
+        cls
+        for cls in ours
+        if (cls.reason != site_errors.DomainError.reason or cls.code == "INTERNAL_ERROR")
+        and not (cls.__module__ == site_errors.__name__ and cls.__name__ in replaced)
     ]
 
 

@@ -18,11 +18,11 @@ from django.db import connection, connections
 from django.utils import timezone
 
 from accounts.tokens import create_access_token
-from core.scopes import CHECKIN_WRITE, Scope
 from core.visitors import Mode, Visitor
 from events import actions
 from events.choices import StaffRole
 from events.models import Activity, CheckIn, EventStaff, Registration
+from events.scopes import CHECKIN_WRITE, Scope
 from tests.api.conftest import ApiClient, assert_envelope
 from tests.factories import EventFactory, UserFactory
 

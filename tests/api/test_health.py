@@ -34,6 +34,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+@pytest.mark.slow  # starts a process or a server
 def test_health_api_and_pages_answer_503_when_the_database_is_unreachable():
     """A real server process whose DATABASE_URL points at a closed port."""
     port, dead_port = _free_port(), _free_port()

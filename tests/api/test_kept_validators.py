@@ -1,5 +1,5 @@
 """core.inputs validates with one kept serializer per input, language and thread instead of a new one
-per call, and keeps the answers of short inputs (bench/profiles/README.md). These tests hold its
+per call (bench/profiles/README.md), and every input each time. These tests hold its
 answers, refusals and their words equal to what a new serializer's `is_valid()` gives, in each
 language and time zone, whichever came first, and each caller's answer its own."""
 

@@ -17,9 +17,9 @@ from django.test import Client
 from drf_spectacular.generators import SchemaGenerator
 
 from accounts.tokens import create_access_token
-from core.scopes import Scope
 from events.choices import StaffRole
 from events.models import EventStaff
+from events.scopes import Scope
 from tests.api.conftest import ApiClient
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]

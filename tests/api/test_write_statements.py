@@ -18,9 +18,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from accounts.tokens import create_access_token
-from core.scopes import Scope
 from events import activity
 from events.models import Event
+from events.scopes import Scope
 from tests.factories import (
     EventFactory,
     RegistrationFactory,

@@ -188,7 +188,7 @@ def test_lighthouse_scores_the_page_fully(server, orm, path, tmp_path):
 
     # Form coverage accepts only declarative attributes (toolname/tooldescription), so it lists the
     # site's forms, whose tools are registered imperatively with their whole contract. The audit is
-    # informative: it carries no weight in the category (README, "Agents").
+    # informative: it carries no weight in the category (docs/agents.md).
     coverage = report["audits"]["webmcp-form-coverage"]
     assert coverage["scoreDisplayMode"] == "informative", coverage["scoreDisplayMode"]
     if path == "/events/":

@@ -1,4 +1,4 @@
-"""Backups restore (`make backup`, `make restore FILE=…`; core/backups.py), on the database the suite runs on.
+"""Backups restore (`make backup`, `make restore FILE=…`; ops/backups.py), on the database the suite runs on.
 
 A site with people, events, registrations whose e-mails were sent, a waiting list, an access token and
 Activity rows is backed up by `make backup` itself, then restored by `make restore` into a fresh empty
@@ -43,14 +43,14 @@ from psycopg import sql
 
 from accounts.models import AccessToken
 from accounts.tokens import create_access_token
-from core.backups import client_invocation
-from core.scopes import READ
 from core.visitors import Visitor
 from events import actions
 from events.choices import NotificationKind, NotificationStatus
 from events.mail import outbox
 from events.models import Activity, Event, Notification, Registration, WaitlistEntry
+from events.scopes import READ
 from harness.server import free_port
+from ops.backups import client_invocation
 from tests.factories import EventFactory, UserFactory
 from tests.tasks import database_url, run_tasks, start_gunicorn
 

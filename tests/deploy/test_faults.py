@@ -27,7 +27,7 @@ from bench.faults import unavailable
 
 pytestmark = [pytest.mark.faults, pytest.mark.serial]
 
-#: Shorter than `make faults` (whose figures the README records), to keep `make test` within its time:
+#: Shorter than `make faults` (docs/reliability.md has its figures), to keep `make test` within its time:
 #: 1 s of traffic before the faults, 3 s after each, and 2 kills (each original worker once) instead of 4.
 #: Every check is the same. The 5 s recovery limit is still the one judged: the traffic goes on into the
 #: next fault, and the first 2xx after one has come within 0.1 s in every run. (The catalogue and the

@@ -14,7 +14,7 @@ import sys
 import pytest
 from django.conf import settings
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # each test starts a process or a server
 
 # A 4xx as Django's request handler logs it, an INFO record of Django's, and a request line of the
 # development server (`make run`).

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-pytestmark = pytest.mark.unit
+pytestmark = [pytest.mark.unit, pytest.mark.slow]  # each test starts a process or a server
 
 
 def make(*args: str, path_first: Path) -> subprocess.CompletedProcess:

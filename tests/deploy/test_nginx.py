@@ -30,7 +30,7 @@ from harness.proxy import ProxyProcess, main_conf, nginx, site_conf
 from tests.factories import UserFactory
 from tests.tasks import start_gunicorn
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # each test starts a process or a server
 
 
 def _pool(name: str) -> type[BaseHTTPRequestHandler]:

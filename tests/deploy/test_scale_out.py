@@ -19,7 +19,7 @@ from django.test import Client
 from tests.factories import EventFactory, UserFactory
 from tests.tasks import start_gunicorn
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # each test starts a process or a server
 
 REDIS = ("127.0.0.1", 6379)
 CSRF = "s" * 32

@@ -14,17 +14,6 @@ from evals.stub_model import with_page_event
 
 pytestmark = pytest.mark.unit
 
-TOOLS = {
-    "search_events",
-    "get_event_details",
-    "save_event",
-    "register_event",
-    "cancel_registration",
-    "join_waitlist",
-    "leave_waitlist",
-    "find_attendee",
-    "check_in_attendee",
-}
 READ_ONLY = {"search_events", "get_event_details"}
 
 
@@ -37,12 +26,13 @@ def starting(bank: dict[str, Case], prefix: str) -> Case:
     return next(case for name, case in bank.items() if name.startswith(prefix))
 
 
-def test_only_the_blocked_api_cases_are_not_applicable_over_mcp(bank):
-    skipped = {name for name, case in bank.items() if mcp_not_applicable(case, TOOLS)}
+def test_only_the_blocked_api_cases_are_not_applicable_over_mcp(bank, mcp_tool_names):
+    tools = set(mcp_tool_names)
+    skipped = {name for name, case in bank.items() if mcp_not_applicable(case, tools)}
     assert skipped == {name for name, case in bank.items() if case.meta.setup.get("blockApi")}
     assert len(skipped) == 2 and all(name.startswith("RECOVERY") for name in skipped)
     # A tool /mcp does not list makes a case not applicable too.
-    reason = mcp_not_applicable(starting(bank, "WRITE-05 en"), TOOLS - {"join_waitlist"})
+    reason = mcp_not_applicable(starting(bank, "WRITE-05 en"), tools - {"join_waitlist"})
     assert reason == "not applicable over MCP: /mcp does not list join_waitlist"
 
 

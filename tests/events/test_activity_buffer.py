@@ -145,6 +145,7 @@ def _search(base: str, calls: int) -> None:
             assert response.status == 200
 
 
+@pytest.mark.slow  # starts a process or a server
 def test_a_graceful_stop_of_gunicorn_writes_every_waiting_row():
     EventFactory.create_batch(2)
     process, base = _gunicorn(flush_seconds="3600")  # an hour: only the stop can write them
@@ -165,6 +166,7 @@ def test_a_graceful_stop_of_gunicorn_writes_every_waiting_row():
     assert rows.filter(created_at__lt=timezone.now() - timedelta(minutes=5)).count() == 0
 
 
+@pytest.mark.slow  # starts a process or a server
 def test_gunicorn_workers_write_on_the_interval_without_stopping():
     EventFactory.create_batch(2)
     process, base = _gunicorn(flush_seconds="0.2")

@@ -43,7 +43,7 @@ def registered(person: Visitor) -> Notification:
     """A registration's confirmation after its first attempt (the worker writes the row then)."""
     event = EventFactory()
     actions.call("register_event", visitor=person, channel="api", event_id=event.public_id)
-    [first] = DBTaskResult.objects.filter(task_path="events.mail.tasks.open_notification")
+    [first] = DBTaskResult.objects.filter(task_path="events.mail.outbox.open_notification")
     key, fields = first.args_kwargs["args"]
     outbox.open_and_deliver(key, fields)
     DBTaskResult.objects.filter(pk=first.pk).delete()  # done by hand here, as the worker would
@@ -67,7 +67,7 @@ def test_a_failed_attempt_queues_the_next_one_after_its_delay(person, settings, 
     run_tasks()  # nothing is due
     notification.refresh_from_db()
     assert (notification.status, notification.attempts) == (NotificationStatus.PENDING, 1)
-    [retry] = DBTaskResult.objects.filter(task_path="events.mail.tasks.send_notification", status="READY")
+    [retry] = DBTaskResult.objects.filter(task_path="events.mail.outbox.send_notification", status="READY")
     assert retry.args_kwargs["args"] == [notification.pk]
     assert before + timedelta(seconds=59) < retry.run_after < timezone.now() + timedelta(seconds=61)
 
@@ -92,11 +92,11 @@ def test_an_attempt_in_flight_is_waited_for_then_taken_over(person, settings):
     Notification.objects.filter(pk=notification.pk).update(
         status=NotificationStatus.SENDING, attempts=1, claimed_at=claimed, sent_at=None
     )
-    DBTaskResult.objects.filter(task_path="events.mail.tasks.send_notification").delete()  # its retry
+    DBTaskResult.objects.filter(task_path="events.mail.outbox.send_notification").delete()  # its retry
     assert outbox.deliver(notification.pk) == "nothing to do"
     assert mail.outbox == []
     [later] = DBTaskResult.objects.filter(
-        task_path="events.mail.tasks.send_notification", status="READY"
+        task_path="events.mail.outbox.send_notification", status="READY"
     ).exclude(
         run_after__year=9999  # what the backend stores for "now"
     )
@@ -124,7 +124,7 @@ def test_no_notification_for_an_account_without_an_address():
     assert not outbox.notify(
         NotificationKind.WAITLIST_OFFER, user=UserFactory(email=""), event=EventFactory(), cause="entry-1"
     )
-    assert not DBTaskResult.objects.filter(task_path="events.mail.tasks.open_notification").exists()
+    assert not DBTaskResult.objects.filter(task_path="events.mail.outbox.open_notification").exists()
 
 
 @pytest.mark.django_db(transaction=True)  # the foreign keys are checked at commit, as in the worker
@@ -154,3 +154,18 @@ def test_the_mail_is_in_the_language_the_person_used(person):
     [message] = mail.outbox
     assert Notification.objects.get().language == "zh-hant"
     assert "報名" in message.subject or "報名" in message.body
+
+
+def test_a_mail_queued_under_the_tasks_old_path_is_still_sent(person):
+    """Task rows queued before the tasks moved into events/mail/outbox.py name events.mail.tasks.…;
+    the worker still finds their task there."""
+    event = EventFactory()
+    actions.call("register_event", visitor=person, channel="api", event_id=event.public_id)
+    DBTaskResult.objects.filter(task_path="events.mail.outbox.open_notification").update(
+        task_path="events.mail.tasks.open_notification"
+    )
+    mail.outbox.clear()
+    run_tasks()
+    assert Notification.objects.get().status == NotificationStatus.SENT
+    assert len(mail.outbox) == 1
+    assert DBTaskResult.objects.get(task_path="events.mail.tasks.open_notification").status == "SUCCESSFUL"

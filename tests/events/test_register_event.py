@@ -163,7 +163,7 @@ def test_the_confirmation_is_queued_in_the_registrations_transaction_and_sent_by
     event = EventFactory()
     before = timezone.now()
     register(person, event.public_id)
-    [queued] = DBTaskResult.objects.filter(task_path="events.mail.tasks.open_notification")
+    [queued] = DBTaskResult.objects.filter(task_path="events.mail.outbox.open_notification")
     assert queued.status == "READY"  # the task is the outbox: its row is the registration's one write for it
     assert (Notification.objects.count(), mail.outbox) == (0, [])  # nothing leaves inside the request
     run_tasks()

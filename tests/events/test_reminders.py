@@ -257,7 +257,7 @@ def test_the_my_events_checkbox_turns_reminders_off_and_on(user):
 
 
 def test_my_events_reads_nothing_more_for_the_setting(user):
-    """The section costs My events no statement of its own: the preference comes with the session."""
+    """The section costs My events no statement of its own: the preference comes with the person."""
     Preferences.set_reminders(user, on=False)
     client = Client()
     client.force_login(user)
@@ -265,7 +265,7 @@ def test_my_events_reads_nothing_more_for_the_setting(user):
         page = client.get("/me/").content.decode()
     assert '<input type="checkbox" name="reminders">' in page
     reads = [query["sql"] for query in captured.captured_queries if "accounts_preferences" in query["sql"]]
-    assert len(reads) == 1 and "accounts_session" in reads[0]
+    assert len(reads) == 1 and "auth_user" in reads[0]  # with the person, in one statement
 
 
 def test_the_setting_needs_a_signed_in_person():

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import re
 import uuid
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from django.core.cache import cache
@@ -17,6 +19,8 @@ from django.core.management import call_command
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from schemathesis import GenerationMode
 
 from events.models import Event, Registration, SavedEvent, VisitorState
 
@@ -36,6 +40,30 @@ def seeded(db) -> list[str]:
     """The demo catalogue (published, full, cancelled and past events); returns every public id."""
     call_command("seed_demo", verbosity=0)
     return sorted(Event.objects.values_list("public_id", flat=True))
+
+
+@pytest.fixture
+def operation_strategies(seeded: list[str]) -> Callable[[Any], list[Any]]:
+    """The cases each fuzzer draws for an operation of the OpenAPI document: valid and invalid ones
+    (Schemathesis' two modes), and, for an operation on one event, valid ones on the seeded events
+    (a random id would almost never name one)."""
+
+    def strategies(operation: Any) -> list[Any]:
+        found = [
+            operation.as_strategy(generation_mode=GenerationMode.POSITIVE),
+            operation.as_strategy(generation_mode=GenerationMode.NEGATIVE),
+        ]
+        if any(param.name == "event_id" for param in operation.path_parameters):
+            found.append(
+                st.sampled_from(seeded).flatmap(
+                    lambda event_id: operation.as_strategy(
+                        generation_mode=GenerationMode.POSITIVE, path_parameters={"event_id": event_id}
+                    )
+                )
+            )
+        return found
+
+    return strategies
 
 
 @pytest.fixture

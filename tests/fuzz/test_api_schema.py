@@ -22,7 +22,6 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
-from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -91,25 +90,13 @@ def test_every_operation_is_fuzzed(api_schema):
     assert documented == sorted(OPERATION_IDS)
 
 
-def test_api_conforms_to_its_openapi_document(api_schema, seeded, visitors):
+def test_api_conforms_to_its_openapi_document(api_schema, operation_strategies, visitors):
     calls: Counter[str] = Counter()
     statuses: Counter[tuple[str, int]] = Counter()
     no_invalid_input: list[str] = []
 
     for operation in (result.ok() for result in api_schema.get_all_operations()):
-        strategies = [
-            operation.as_strategy(generation_mode=GenerationMode.POSITIVE),
-            operation.as_strategy(generation_mode=GenerationMode.NEGATIVE),
-        ]
-        if any(param.name == "event_id" for param in operation.path_parameters):
-            strategies.append(
-                st.sampled_from(seeded).flatmap(
-                    lambda event_id, operation=operation: operation.as_strategy(
-                        generation_mode=GenerationMode.POSITIVE, path_parameters={"event_id": event_id}
-                    )
-                )
-            )
-        for strategy in strategies:
+        for strategy in operation_strategies(operation):
 
             @settings(max_examples=EXAMPLES, suppress_health_check=list(HealthCheck))
             @given(case=strategy, visitor=st.sampled_from(sorted(visitors)))

@@ -16,7 +16,7 @@ Writes keep the write rate off (`writes_unthrottled`), and the pause after too m
 for the run: the check's invalid-token probes would otherwise pause the valid token too, and every
 later answer would be a 429. Both limits are tested where they live (tests/api, tests/accounts).
 The cases are the derandomized profile's (tests/fuzz/conftest.py); `HYPOTHESIS_PROFILE=explore` draws
-fresh ones. The same runs against a served site are the README's (API: "The contract, fuzzed").
+fresh ones. The same runs against a served site are docs/fuzzing.md's.
 """
 
 from __future__ import annotations
@@ -28,17 +28,15 @@ import pytest
 import schemathesis
 from django.conf import settings as django_settings
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
-from schemathesis import GenerationMode
 from schemathesis.checks import CHECKS, load_all_checks
 
 from accounts import lockout
 from accounts.tokens import create_access_token
 from config.wsgi import application
-from core.scopes import Scope
 from events.choices import StaffRole
 from events.models import Event, EventStaff
+from events.scopes import Scope
 from tests.factories import UserFactory
 from tests.fuzz.conftest import own_idempotency_key
 
@@ -84,25 +82,13 @@ def callers(seeded, writes_unthrottled, token_pause_lifted) -> dict[str, tuple[d
 
 
 @pytest.mark.parametrize("caller", ["anonymous", "token"])
-def test_api_keeps_its_documented_security_and_contract(api_schema, seeded, callers, caller):
+def test_api_keeps_its_documented_security_and_contract(api_schema, operation_strategies, callers, caller):
     headers, cookies = callers[caller]
     calls: Counter[str] = Counter()
     statuses: Counter[tuple[str, int]] = Counter()
 
     for operation in (result.ok() for result in api_schema.get_all_operations()):
-        strategies = [
-            operation.as_strategy(generation_mode=GenerationMode.POSITIVE),
-            operation.as_strategy(generation_mode=GenerationMode.NEGATIVE),
-        ]
-        if any(param.name == "event_id" for param in operation.path_parameters):
-            strategies.append(
-                st.sampled_from(seeded).flatmap(
-                    lambda event_id, operation=operation: operation.as_strategy(
-                        generation_mode=GenerationMode.POSITIVE, path_parameters={"event_id": event_id}
-                    )
-                )
-            )
-        for strategy in strategies:
+        for strategy in operation_strategies(operation):
 
             @settings(max_examples=EXAMPLES, suppress_health_check=list(HealthCheck))
             @given(case=strategy)

@@ -14,27 +14,15 @@ from .conftest import MODES, call_tool, connect, raw_call, run
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
-TOOL_NAMES = [
-    "search_events",
-    "get_event_details",
-    "save_event",
-    "register_event",
-    "cancel_registration",
-    "join_waitlist",
-    "leave_waitlist",
-    "find_attendee",
-    "check_in_attendee",
-]
-
 
 @pytest.mark.parametrize("mode", MODES)
-def test_tools_list_is_the_registry_in_order_with_mcp_annotations(mcp_url, mode):
+def test_tools_list_is_the_registry_in_order_with_mcp_annotations(mcp_url, mode, mcp_tool_names):
     async def listed():
         async with connect(mcp_url, mode=mode) as client:
             return await client.list_tools()
 
     tools = {tool.name: tool for tool in run(listed()).tools}
-    assert list(tools) == sorted(TOOL_NAMES)  # the registry's order: by name
+    assert list(tools) == sorted(mcp_tool_names)  # the registry's order: by name
     search = tools["search_events"]
     assert search.annotations.read_only_hint is True and search.annotations.open_world_hint is False
     assert set(search.input_schema["properties"]) == {"query", "location", "price", "level"}

@@ -14,6 +14,7 @@ from django.test import Client
 from accounts.tokens import create_access_token
 from events.models import SavedEvent
 from tests.factories import EventFactory
+from webmcp.mcp import build_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
@@ -150,6 +151,7 @@ def test_a_listen_request_is_answered_not_left_hanging(db):
     assert "error" in json.loads(response.content)  # the conformance suite checks the exact code
 
 
+@pytest.mark.slow  # starts a process or a server
 def test_the_tool_name_header_is_read_without_its_surrounding_whitespace(live_server):
     """RFC 9110 §5.5, as the conformance suite's sep-2243 check means it, over real HTTP (the server's
     header parsing is what trims), on a tool open to anyone: the suite calls the first listed tool,
@@ -167,3 +169,24 @@ def test_the_tool_name_header_is_read_without_its_surrounding_whitespace(live_se
         connection.close()
     assert status == 200
     assert answer["result"]["structuredContent"]["ok"] is True
+
+
+def test_the_server_names_itself_as_the_settings_say(db, settings):
+    """webmcp/ names no site: the server's name is the project's setting (WEBMCP_SERVER_NAME)."""
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        }
+    )
+    response = post(Client(), body, LEGACY)
+    assert response.status_code == 200
+    assert json.loads(response.content)["result"]["serverInfo"]["name"] == settings.WEBMCP_SERVER_NAME
+    settings.WEBMCP_SERVER_NAME = "another-site"
+    assert build_server(lambda *args, **kwargs: None).name == "another-site"

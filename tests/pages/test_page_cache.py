@@ -13,8 +13,10 @@ from datetime import timedelta
 import pytest
 import time_machine
 from django.core.cache import caches
+from django.db import connection
 from django.template import engines
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from events.choices import RegistrationStatus
@@ -44,13 +46,11 @@ def catalogue(db):
 @pytest.fixture
 def without_cache(settings):
     """Switches the pages cache off (a cache that keeps nothing) for the `drawn` below."""
+    kept = settings.CACHES["pages"]
 
     def switch(off: bool) -> None:
-        settings.CACHES = {
-            **settings.CACHES,
-            "off": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"},
-        }
-        settings.PAGE_CACHE = "off" if off else "pages"
+        off_cache = {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
+        settings.CACHES = {**settings.CACHES, "pages": off_cache if off else kept}
 
     return switch
 
@@ -214,3 +214,16 @@ def test_an_event_that_starts_leaves_the_drawn_list(catalogue, without_cache):
     with time_machine.travel(soon.starts_at + timedelta(minutes=1)):
         html = same_with_and_without_cache(client, without_cache)
     assert 'id="event-evt-cache-soon"' not in html and 'id="event-evt-cache-full"' in html
+
+
+def test_the_view_finds_the_region_under_the_key_the_cache_tag_keeps_it_by(catalogue, without_cache):
+    """The list view reads the drawn region before searching (events/web/views.py): its key
+    (`region_key`) is the one Django's `{% cache %}` tag in the template keeps the region under."""
+    without_cache(False)
+    caches["pages"].clear()
+    client = Client(headers=EN)
+    drawn(client, SEARCH)
+    with CaptureQueriesContext(connection) as queries:
+        _, templates = drawn(client, SEARCH)
+    assert CARD_TEMPLATE not in templates
+    assert not any('"events_event"."capacity"' in query["sql"] for query in queries.captured_queries)

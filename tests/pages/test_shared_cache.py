@@ -21,7 +21,11 @@ from django.contrib.sessions.backends.base import SessionBase
 
 from tests.factories import EventFactory, UserFactory
 
-pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.slow,
+]  # each test starts a process or a server
 
 SEARCH = "/api/events?location=taipei"
 
@@ -105,7 +109,7 @@ def session_cookie() -> str:
     user = UserFactory(username="cdn-person")
     store: SessionBase = import_module(django_settings.SESSION_ENGINE).SessionStore()
     store[SESSION_KEY] = str(user.pk)
-    store[BACKEND_SESSION_KEY] = "accounts.backends.SessionUserBackend"
+    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
     store[HASH_SESSION_KEY] = user.get_session_auth_hash()
     store.create()
     return f"{django_settings.SESSION_COOKIE_NAME}={store.session_key}"

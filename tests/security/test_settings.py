@@ -20,9 +20,11 @@ PRODUCTION_ENV = {
     "SECURE_COOKIES": "1",
     "SECURE_SSL_REDIRECT": "1",
     "SECURE_HSTS_SECONDS": "31536000",
+    "REDIS_URL": "redis://cache.example.org:6379/0",  # sessions and counts shared by the processes
 }
 
 
+@pytest.mark.slow  # starts a process or a server
 def test_check_deploy_is_clean_under_the_documented_production_settings():
     # The browser tests allow sync ORM calls under Playwright's loop; production never would.
     dropped = {"DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}
@@ -38,6 +40,7 @@ def test_check_deploy_is_clean_under_the_documented_production_settings():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow  # starts a process or a server
 def test_production_refuses_to_start_without_a_secret_key():
     env = {key: value for key, value in os.environ.items() if key != "SECRET_KEY"} | {"DEBUG": "0"}
     result = subprocess.run(

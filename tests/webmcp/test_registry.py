@@ -270,6 +270,7 @@ def test_fingerprint_does_not_depend_on_the_active_language() -> None:
     assert in_chinese == in_english
 
 
+@pytest.mark.slow  # starts a process or a server
 def test_fingerprint_is_stable_across_processes() -> None:
     code = (
         "import django; django.setup();"

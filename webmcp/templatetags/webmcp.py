@@ -77,8 +77,8 @@ def webmcp_confirm(context: template.Context, tool_name: str, **values: Any) -> 
     """` data-webmcp-confirm="…"` on the form a person presses to confirm a call of `tool_name`.
 
     Renders nothing unless that tool's exposure on this request asks for confirmation, so the form
-    stays a plain form for people. `values` name the object the form acts on (e.g. the event id of
-    one row of a list), so the runtime asks for the press of the row the agent's input names.
+    stays a plain form for people. `values` name the object the form acts on (e.g. the id of the item
+    in one row of a list), so the runtime asks for the press of the row the agent's input names.
     """
     tool_ctx = tool_context(context)
     if tool_ctx is None:

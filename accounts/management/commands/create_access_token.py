@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.tokens import MAX_DAYS, TokenRefused, create_access_token
-from core.scopes import Scope
+from events.scopes import Scope
 
 
 class Command(BaseCommand):

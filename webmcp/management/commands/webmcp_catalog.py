@@ -24,7 +24,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--route",
             metavar="PATH",
-            help="A page path such as /events/evt-x/: print only the tools that page can offer.",
+            help="A page path such as /items/item-1/: print only the tools that page can offer.",
         )
 
     def handle(self, *args: Any, route: str | None = None, **options: Any) -> None:

@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
-from .errors import InsufficientScope
+from core.errors import InsufficientScope
 
 
 class Scope(models.TextChoices):

@@ -1,5 +1,5 @@
 """`manage.py restore FILE` (`make restore FILE=…`): a backup made by `manage.py backup` restored into the
-empty database DATABASE_URL names (core/backups.py). A database with tables, or of the other kind, is
+empty database DATABASE_URL names (ops/backups.py). A database with tables, or of the other kind, is
 refused with nothing changed (exit status 1)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 
-from core.backups import BackupError, describe, restore
+from ops.backups import BackupError, describe, restore
 
 
 class Command(BaseCommand):

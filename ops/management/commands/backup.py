@@ -1,4 +1,4 @@
-"""`manage.py backup` (`make backup`): one backup file of the database DATABASE_URL names (core/backups.py).
+"""`manage.py backup` (`make backup`): one backup file of the database DATABASE_URL names (ops/backups.py).
 
 The file goes to `--directory`, else BACKUP_DIR, else backups/ in the project; its path is the last
 line of the output, so a script can take it (`make -s backup | tail -n 1`).
@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 
-from core.backups import BackupError, backup, describe
+from ops.backups import BackupError, backup, describe
 
 
 class Command(BaseCommand):
