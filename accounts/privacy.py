@@ -49,7 +49,7 @@ from oauth2_provider.models import (
 from core.errors import DomainError
 from core.visitors import Visitor
 from events import services
-from events.choices import ACTIVE_WAITLIST, NotificationStatus, RegistrationStatus
+from events.choices import ACTIVE_WAITLIST, HOLDING_SEAT, NotificationStatus
 from events.mail.tasks import open_notification
 from events.models import (
     Activity,
@@ -355,7 +355,7 @@ def delete_account(*, user: Any, language: str | None = None) -> AccountDeleted:
         with contextlib.suppress(DomainError):  # an event no longer published: goes with the account
             left += services.leave_waitlist(visitor=visitor, event_id=entry.event.public_id).was_waiting
     cancelled = 0
-    confirmed = Registration.objects.filter(user=user, status=RegistrationStatus.CONFIRMED)
+    confirmed = Registration.objects.filter(user=user, status__in=HOLDING_SEAT)
     for registration in confirmed.select_related("event"):
         try:
             services.cancel_registration(visitor=visitor, event_id=registration.event.public_id)

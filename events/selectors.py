@@ -28,7 +28,7 @@ from core.errors import AuthRequired
 from core.statements import StatementCache
 from core.visitors import Visitor
 
-from .choices import ACTIVE_WAITLIST, RegistrationStatus, WaitlistStatus
+from .choices import ACTIVE_WAITLIST, HOLDING_SEAT, RegistrationStatus, WaitlistStatus
 from .errors import EventNotFound
 from .models import (
     Event,
@@ -510,7 +510,7 @@ def list_registrations(*, visitor: Visitor, include_cancelled: bool = True) -> l
         raise AuthRequired()
     registrations = Registration.objects.filter(user=visitor.user)
     if not include_cancelled:
-        registrations = registrations.filter(status=RegistrationStatus.CONFIRMED)
+        registrations = registrations.filter(status__in=HOLDING_SEAT)
     # One statement: the registrations' cards and answers need no seat counts.
     return list(registrations.select_related("event").order_by("-updated_at", "-id"))
 

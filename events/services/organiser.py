@@ -12,7 +12,14 @@ from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
 from .. import policies
-from ..choices import ACTIVE_WAITLIST, EventStatus, NotificationKind, RegistrationStatus, WaitlistStatus
+from ..choices import (
+    ACTIVE_WAITLIST,
+    HOLDING_SEAT,
+    EventStatus,
+    NotificationKind,
+    RegistrationStatus,
+    WaitlistStatus,
+)
 from ..errors import EventNotFound, RegistrationNotFound
 from ..mail import outbox
 from ..models import Event, Registration, WaitlistEntry
@@ -79,7 +86,7 @@ def cancel_event(*, visitor: Visitor, event_id: str) -> EventStatusResult:
         return result
     event, now = result.event, timezone.now()
     registrations = list(
-        Registration.objects.select_related("user").filter(event=event, status=RegistrationStatus.CONFIRMED)
+        Registration.objects.select_related("user").filter(event=event, status__in=HOLDING_SEAT)
     )
     entries = list(
         WaitlistEntry.objects.select_related("user").filter(event=event, status__in=ACTIVE_WAITLIST)
