@@ -33,17 +33,20 @@ from core.scopes import CHECKIN_WRITE, READ, REGISTRATIONS_WRITE, SAVED_WRITE
 from core.throttling import check_write_rate
 from core.visitors import Mode, Visitor
 from events.contract import (
+    AnswersOutput,
     AttendeeRefInput,
     AttendeesOutput,
     CancelOutput,
     CheckInInput,
     CheckInOutput,
+    DecisionOutput,
     EventDetailsOutput,
     EventRefInput,
     EventSearchInput,
     FindAttendeeInput,
     LeaveWaitlistOutput,
     NoInput,
+    RegistrationInput,
     RegistrationOutput,
     RegistrationRefInput,
     ResendTicketOutput,
@@ -56,6 +59,7 @@ from events.contract import (
 
 from . import activity, policies, selectors, services
 from .models import PUBLIC_ID_PATTERN
+from .questions import form_of
 from .services import door
 
 if TYPE_CHECKING:
@@ -273,7 +277,13 @@ def registration_preview(visitor: Visitor, arguments: dict[str, Any]) -> str | N
         return None
     facts = details.visitor_facts(signed_in=True)
     policies.may_register(details.event.facts(), facts, now=timezone.now()).enforce()
+    services.validate_answers(
+        questions=form_of(details.event.question_form), answers=arguments.get("answers")
+    )
     when, who = _when_and_who(visitor, details)
+    if details.event.requires_approval:
+        approval = "The organisers approve each registration."
+        return f"Ask to register {who} for “{details.event.title}” ({when})? {approval}"
     return f"Register {who} for “{details.event.title}” ({when})?"
 
 
@@ -343,7 +353,7 @@ ACTIONS = _rows(
     Action(
         "register_event",
         services.register_event,
-        EventRefInput,
+        RegistrationInput,
         RegistrationOutput,
         REGISTRATIONS_WRITE,
         consequential=True,
@@ -353,6 +363,14 @@ ACTIONS = _rows(
             again=_("You were already registered for this event."),
         ),
         created=lambda result: result.created,
+    ),
+    Action(
+        "update_registration_answers",
+        services.update_registration_answers,
+        RegistrationInput,
+        AnswersOutput,
+        REGISTRATIONS_WRITE,
+        messages=Messages(done=_("Your answers are saved."), again=_("Your answers were already these.")),
     ),
     Action(
         "cancel_registration",
@@ -440,6 +458,9 @@ ACTIONS = _rows(
         None,
         None,
     ),
+    # Approval (an event that requires it): its managers, in the admin and the API (signed in).
+    Action("approve_registration", services.approve_registration, RegistrationRefInput, DecisionOutput, None),
+    Action("decline_registration", services.decline_registration, RegistrationRefInput, DecisionOutput, None),
 )
 
 

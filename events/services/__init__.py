@@ -5,6 +5,8 @@ Refusals are typed errors (`events.errors`, `core.errors`); `stateVersion` rises
 change and never on a no-op. The use cases are named here, as the one place callers find them.
 """
 
+from .answers import validate_answers
+from .approval import DecisionResult, approve_registration, decline_registration
 from .common import bump_state_version
 from .door import (
     AttendeesResult,
@@ -25,14 +27,23 @@ from .organiser import (
     publish_event,
     unpublish_event,
 )
-from .registrations import CancelResult, RegistrationResult, cancel_registration, register_event
+from .registrations import (
+    AnswersResult,
+    CancelResult,
+    RegistrationResult,
+    cancel_registration,
+    register_event,
+    update_registration_answers,
+)
 from .saves import SaveResult, UnsaveResult, merge_saved_events, save_event, unsave_event
 from .waitlist import LeaveWaitlistResult, WaitlistResult, join_waitlist, leave_waitlist, process_waitlists
 
 __all__ = [
+    "AnswersResult",
     "AttendeesResult",
     "CancelResult",
     "CheckInResult",
+    "DecisionResult",
     "EventStatusResult",
     "LeaveWaitlistResult",
     "OfferResult",
@@ -42,11 +53,13 @@ __all__ = [
     "UndoResult",
     "UnsaveResult",
     "WaitlistResult",
+    "approve_registration",
     "bump_state_version",
     "cancel_attendee_registration",
     "cancel_event",
     "cancel_registration",
     "check_in_attendee",
+    "decline_registration",
     "find_attendee",
     "join_waitlist",
     "leave_waitlist",
@@ -60,4 +73,6 @@ __all__ = [
     "undo_check_in",
     "unpublish_event",
     "unsave_event",
+    "update_registration_answers",
+    "validate_answers",
 ]
