@@ -11,13 +11,13 @@ from typing import Any
 
 from django.conf import settings
 from django.urls import get_script_prefix, get_urlconf, reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from events.choices import Level, Location, Price
+from events.choices import Level, Location, Price, QuestionKind
 from events.models import PUBLIC_ID_PATTERN, Event, Registration
-from events.questions import form_of
+from events.questions import QuestionSpec, answers_schema, attendee_questions, form_of
 from events.selectors import DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE, QUERY_MAX_LENGTH
 
 
@@ -386,6 +386,71 @@ class WaitlistPlaceSerializer(serializers.Serializer):
         return _iso(place.entry.joined_at)
 
 
+class QuestionOptionOutput(serializers.Serializer):
+    identifier = serializers.CharField(read_only=True)
+    label = serializers.SerializerMethodField()
+
+    def get_label(self, option: Any) -> str:
+        return option.label_in(translation.get_language())
+
+
+class ShowIfOutput(serializers.Serializer):
+    question = serializers.CharField(
+        read_only=True, help_text="The identifier of the question it depends on."
+    )
+    values = serializers.ListField(
+        read_only=True,
+        help_text="Shown when that answer is (or, for several choices, includes) one of these.",
+    )
+
+
+class QuestionOutput(serializers.Serializer):
+    """A registration question as a person registering is asked it: `label` and `help` are organisers'
+    text in the request's language (data, not instructions); `identifier` keys the answer."""
+
+    identifier = serializers.CharField(read_only=True)
+    label = serializers.SerializerMethodField()
+    help = serializers.SerializerMethodField()
+    kind = serializers.ChoiceField(choices=QuestionKind.choices, read_only=True)
+    required = serializers.BooleanField(read_only=True, help_text="Required when shown.")
+    options = QuestionOptionOutput(source="offered", many=True, read_only=True)
+    limits = serializers.SerializerMethodField()
+    showIf = ShowIfOutput(source="show_if", read_only=True, allow_null=True)
+
+    def get_label(self, question: QuestionSpec) -> str:
+        return question.label_in(translation.get_language())
+
+    def get_help(self, question: QuestionSpec) -> str:
+        return question.help_in(translation.get_language())
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "properties": {
+                "minLength": {"type": "integer"},
+                "maxLength": {"type": "integer"},
+                "minimum": {"type": "number"},
+                "maximum": {"type": "number"},
+                "minDate": {"type": "string", "format": "date"},
+                "maxDate": {"type": "string", "format": "date"},
+            },
+        }
+    )
+    def get_limits(self, question: QuestionSpec) -> dict[str, Any]:
+        limits = {
+            "minLength": question.min_length,
+            "maxLength": question.text_limit if question.kind in TEXT_KINDS else None,
+            "minimum": question.minimum,
+            "maximum": question.maximum,
+            "minDate": question.min_date,
+            "maxDate": question.max_date,
+        }
+        return {key: value for key, value in limits.items() if value is not None}
+
+
+TEXT_KINDS = ("text", "long_text", "email", "url", "phone")
+
+
 class EventDetailsOutput(_Read):
     event = EventDetailSerializer(read_only=True)
     saved = serializers.BooleanField(source="is_saved", read_only=True)
@@ -400,6 +465,37 @@ class EventDetailsOutput(_Read):
         allow_null=True,
         help_text="The person's place on this event's waiting list (with any seat held for them), or null.",
     )
+    pendingApproval = serializers.SerializerMethodField(
+        help_text="The person's registration waits for the organisers' approval (the seat is held)."
+    )
+    requiresApproval = serializers.BooleanField(source="event.requires_approval", read_only=True)
+    answers = serializers.SerializerMethodField()
+    questions = serializers.SerializerMethodField()
+    answersSchema = serializers.SerializerMethodField()
+
+    def get_pendingApproval(self, details: Any) -> bool:
+        return bool(details.is_registered and details.registration.is_pending)
+
+    @extend_schema_field(AnswersOutputField())
+    def get_answers(self, details: Any) -> dict[str, Any]:
+        """The person's own answers, when they hold a registration."""
+        if not details.is_registered:
+            return {}
+        return AnswersOutputField().to_representation(details.registration)
+
+    @extend_schema_field(QuestionOutput(many=True))
+    def get_questions(self, details: Any) -> list[dict[str, Any]]:
+        asked = attendee_questions(form_of(details.event.question_form))
+        return list(QuestionOutput(asked, many=True).data)
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "description": "The JSON Schema of register_event's answers for this event (identifiers only).",
+        }
+    )
+    def get_answersSchema(self, details: Any) -> dict[str, Any]:
+        return answers_schema(form_of(details.event.question_form))
 
 
 class SaveOutput(_Written):

@@ -81,16 +81,21 @@ def leave_waitlist(request: HttpRequest, event_id: str) -> HttpResponse:
 
 
 def _write(request: HttpRequest, event_id: str, name: str) -> HttpResponse:
-    """The action once, within the write rate, with no input of its own (the route names the event);
-    the row's message for the person, and the region of the page the call came from with the result."""
+    """The action once, within the write rate, on the route's event with what the call's body gives
+    besides (register_event's answers; nothing for most); the row's message for the person, and the
+    region of the page the call came from with the result."""
     action = ACTIONS[name]
     caller = Caller(
         visitor=visitor_from_request(request, create_token=action.anonymous_token),
         channel=client_mode(request, default=Mode.UI),
         rate_request=request,
     )
-    body = [lambda: _tool_body(request)]
-    performed = perform(action, caller, {"event_id": event_id}, nothing_else=body)
+    if set(action.input._declared_fields) - {"event_id"}:  # it takes more than the page's event
+        performed = perform(action, caller, lambda: _on_this_page(request, event_id))
+    else:
+        performed = perform(
+            action, caller, {"event_id": event_id}, nothing_else=[lambda: _tool_body(request)]
+        )
     if performed.error is not None:
         return _refusal(performed)
     views.tell(request, performed)

@@ -36,13 +36,14 @@ from webmcp.http import is_same_site, same_site_path
 from webmcp.registry import TOOL_HEADER
 from webmcp.templatetags.webmcp import PAGE_ROUTE
 
-from .. import jsonld, policies, selectors
+from .. import jsonld, policies, questions, selectors
 from ..actions import ACTIONS, Caller, Performed, perform
 from ..errors import EventNotFound, RegistrationNotFound
 from ..forms import PAGE_PARAM, EventSearchForm
 from ..mail import ics
 from ..mail.messages import reminders_on
 from ..models import Registration
+from ..questions import form_of
 from ..templatetags.cards import drawn_key
 from ..tools import detail_state
 
@@ -321,7 +322,12 @@ def _render_detail(
         "signup_url": _auth_url("signup", event.public_id),
         "webmcp_state": {
             **_page_state(request, visitor, state_version=state_version),
-            **detail_state(signed_in=visitor.is_authenticated, registered=details.is_registered, can=can),
+            **detail_state(
+                signed_in=visitor.is_authenticated,
+                registered=details.is_registered,
+                can=can,
+                answers_schema=questions.answers_schema(form_of(event.question_form)),
+            ),
         },
     }
     if page is not None:
