@@ -520,9 +520,15 @@ class RegistrationOutput(_Written):
     )
     nextAction = serializers.SerializerMethodField()
 
-    @extend_schema_field(serializers.CharField(allow_null=True))
+    @extend_schema_field(serializers.CharField(required=False, help_text="Present while approval is pending."))
     def get_nextAction(self, result: Any) -> str | None:
         return PENDING_NEXT_ACTION if result.registration.is_pending else None
+
+    def to_representation(self, result: Any) -> dict[str, Any]:
+        body = super().to_representation(result)
+        if body.get("nextAction") is None:
+            body.pop("nextAction", None)
+        return body
 
 
 class AnswersOutput(_Written):

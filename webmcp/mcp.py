@@ -73,6 +73,19 @@ class McpCall:
     final: bool = True
 
 
+@dataclass(frozen=True)
+class McpForm:
+    """What a call still needs from the person, which a client with form elicitation can ask them:
+    `schema`'s flat properties (MCP's primitive subset, in the person's words and language) are put
+    into the call's `argument` object (e.g. `answers`), asked together with the confirmation."""
+
+    argument: str
+    message: str
+    properties: dict[str, Any]
+    required: tuple[str, ...] = ()
+    confirm_title: str = "Yes, do it"
+
+
 @dataclass
 class McpAnswer:
     body: dict[str, Any]  # the API's body or the error envelope
@@ -84,6 +97,8 @@ class McpAnswer:
     #: the scope), which is what makes an MCP client start the person's sign-in; a tool error in a 200
     #: never does.
     status: int | None = None
+    #: A refusal the person can lift by answering this form (asked when the client can elicit forms).
+    form: McpForm | None = None
 
 
 Caller = Callable[[McpCall], McpAnswer]
@@ -201,11 +216,11 @@ def build_server(call: Caller) -> Server:
         current = _current.get()
         assert current is not None, "the MCP view sets the request"
         arguments = dict(params.arguments or {})
+        state = _round_state(params.request_state)
 
         async def run(*, confirmed: bool = True, final: bool = True) -> McpAnswer:
-            answer = await sync_to_async(call)(
-                McpCall(declaration, arguments, current.http, confirmed, final)
-            )
+            given = _with_collected(arguments, state)
+            answer = await sync_to_async(call)(McpCall(declaration, given, current.http, confirmed, final))
             current.headers.update(answer.headers)
             if answer.status is not None:
                 current.status = answer.status
@@ -215,11 +230,20 @@ def build_server(call: Caller) -> Server:
             return _result(await run())
         confirmation = arguments.pop(CONFIRMATION_PARAM, None)
         answers = params.input_responses or {}
+        elicitation = ctx.session.client_capabilities and ctx.session.client_capabilities.elicitation
+        can_ask = bool(elicitation) and getattr(elicitation, "form", None) is not None
         if ELICIT_KEY in answers:  # the person answered the question we asked (sealed state checked)
             reply = answers[ELICIT_KEY]
             if isinstance(reply, types.ElicitResult) and reply.action == "accept":
                 content = reply.content if isinstance(reply.content, dict) else {}
                 if content.get(ELICIT_KEY) is True:
+                    if state.get("argument"):  # what they typed goes into the call, then it is asked again
+                        state = _collect(state, content)
+                        preview = await run(confirmed=False)
+                        if preview.form is not None and can_ask:
+                            return _ask_form(declaration.name, preview.form, state)
+                        if preview.is_error:
+                            return _result(preview)
                     return _result(await run())
             return _refusal(DECLINED, await run(confirmed=False, final=False))
         who = current.principal
@@ -228,10 +252,13 @@ def build_server(call: Caller) -> Server:
                 return _result(await run())
             return _refusal(STALE_CONFIRMATION, await run(confirmed=False, final=False))
         preview = await run(confirmed=False)
+        if preview.form is not None and can_ask:
+            return _ask_form(
+                declaration.name, preview.form, {"argument": preview.form.argument, "collected": {}}
+            )
         if preview.is_error or not preview.preview:
             return _result(preview)
-        elicitation = ctx.session.client_capabilities and ctx.session.client_capabilities.elicitation
-        if elicitation is not None and elicitation and getattr(elicitation, "form", None) is not None:
+        if can_ask:
             question = types.ElicitRequest(
                 params=types.ElicitRequestFormParams(
                     message=preview.preview,
@@ -267,6 +294,51 @@ def build_server(call: Caller) -> Server:
         )
     )
     return server
+
+
+def _round_state(request_state: str | None) -> dict[str, Any]:
+    """What an earlier round of this call kept (sealed by the SDK: bound to the caller, the tool and
+    its arguments, expiring): the argument a form fills and what the person typed so far."""
+    if not request_state:
+        return {}
+    try:
+        state = json.loads(request_state)
+    except ValueError:
+        return {}
+    return state if isinstance(state, dict) else {}
+
+
+def _collect(state: dict[str, Any], content: dict[str, Any]) -> dict[str, Any]:
+    typed = {key: value for key, value in content.items() if key != ELICIT_KEY}
+    return {**state, "collected": {**(state.get("collected") or {}), **typed}}
+
+
+def _with_collected(arguments: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+    """The call's arguments with what the person typed put into the form's argument object."""
+    argument, collected = state.get("argument"), state.get("collected")
+    if not isinstance(argument, str) or not isinstance(collected, dict) or not collected:
+        return arguments
+    given = arguments.get(argument)
+    return {**arguments, argument: {**(given if isinstance(given, dict) else {}), **collected}}
+
+
+def _ask_form(tool: str, form: McpForm, state: dict[str, Any]) -> types.InputRequiredResult:
+    """Ask the person the form and the confirmation in one go (a flat object of primitives)."""
+    properties = {**form.properties, ELICIT_KEY: {"type": "boolean", "title": form.confirm_title}}
+    question = types.ElicitRequest(
+        params=types.ElicitRequestFormParams(
+            message=form.message,
+            requested_schema={
+                "type": "object",
+                "properties": properties,
+                "required": [*form.required, ELICIT_KEY],
+            },
+        )
+    )
+    round_state = {"tool": tool, "argument": form.argument, "collected": state.get("collected") or {}}
+    return types.InputRequiredResult(
+        input_requests={ELICIT_KEY: question}, request_state=json.dumps(round_state)
+    )
 
 
 def _bound_principal(ctx: Any) -> str:
