@@ -520,7 +520,9 @@ class RegistrationOutput(_Written):
     )
     nextAction = serializers.SerializerMethodField()
 
-    @extend_schema_field(serializers.CharField(required=False, help_text="Present while approval is pending."))
+    @extend_schema_field(
+        serializers.CharField(required=False, help_text="Present while approval is pending.")
+    )
     def get_nextAction(self, result: Any) -> str | None:
         return PENDING_NEXT_ACTION if result.registration.is_pending else None
 

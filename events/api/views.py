@@ -9,6 +9,7 @@ from typing import Any
 
 from django.http import QueryDict
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -23,10 +24,12 @@ from events import selectors
 from events.actions import ACTIONS, Caller, Performed, perform
 from events.contract import (
     CheckInInput,
+    DecisionOutput,
     EventDetailsOutput,
     EventSearchPageInput,
     FindAttendeeInput,
     NoInput,
+    RegistrationInput,
     RegistrationListOutput,
     SavedListOutput,
     SearchOutput,
@@ -51,6 +54,8 @@ CHECK_IN_BODY = {
     "scanId": "scan_id",
     "scannedAt": "scanned_at",
 }
+#: What a registration (and a change of its answers) takes from the body.
+ANSWERS_BODY = {"answers": "answers"}
 #: What the door's list of attendees takes from the query.
 FIND_ATTENDEE_QUERY = {"query": "query"}
 #: The headers `conditional.answer` (Django's get_conditional_response) may answer 304 or 412 from.
@@ -343,11 +348,44 @@ ACTION_ROUTES: dict[str, tuple[str, type[APIView]]] = {
                 (400, 401, 403, 404, 409, 429, 503),
                 "Register the signed-in visitor (idempotent: a second call says alreadyRegistered)",
                 success=(200, 201),
+                takes=ANSWERS_BODY,
+                request=schema.body(
+                    RegistrationInput,
+                    ANSWERS_BODY,
+                    "RegistrationBody",
+                    "The person's answers to the event's questions (GET /api/events/{event_id} lists them "
+                    "and gives `answersSchema`); no body for an event without questions.",
+                ),
+                description=(
+                    "Answers are checked against the event's questions: a refusal is 400 ANSWERS_INVALID "
+                    "with `fields` keyed `answers.<identifier>`, each with its `code` (missing, invalid, "
+                    "too_long, not_an_option, must_accept, unknown, …), and nothing is written. An event "
+                    "that requires approval answers `pendingApproval: true`: the seat is held until its "
+                    "managers decide."
+                ),
             ),
             delete=Operation(
                 "cancel_registration",
                 (400, 401, 403, 404, 409, 429, 503),
                 "Cancel the signed-in visitor's registration (a second call says alreadyCancelled)",
+            ),
+        ),
+    ),
+    "events/<str:event_id>/registration/answers": (
+        "api-update-registration-answers",
+        action_view(
+            "RegistrationAnswersApi",
+            put=Operation(
+                "update_registration_answers",
+                (400, 401, 403, 404, 409, 429, 503),
+                "Replace the signed-in visitor's answers (until the event starts or changes close)",
+                takes=ANSWERS_BODY,
+                request=schema.body(
+                    RegistrationInput,
+                    ANSWERS_BODY,
+                    "AnswersBody",
+                    "All the person's answers, as at registration.",
+                ),
             ),
         ),
     ),
@@ -410,3 +448,54 @@ ACTION_ROUTES: dict[str, tuple[str, type[APIView]]] = {
         ),
     ),
 }
+
+
+# ── Approval: an event's managers decide on the registrations waiting for it ───────────────────
+
+REGISTRATION_ID = OpenApiParameter(
+    "registration_id",
+    {"type": "integer", "minimum": 1},
+    OpenApiParameter.PATH,
+    description="The registration's id.",
+)
+
+
+def _decide(request: Request, name: str, registration_id: int) -> Response:
+    """`approve_registration` or `decline_registration` on the path's registration (nothing else)."""
+    caller = Caller(
+        visitor=visitor_from_request(request),
+        channel=client_mode(request, default=Mode.API),
+        scopes=frozenset(request.auth.scopes) if hasattr(request.auth, "scopes") else None,
+        rate_request=request,
+    )
+    parts = [request.query_params, lambda: request.data]
+    performed = perform(ACTIONS[name], caller, {"registration_id": registration_id}, nothing_else=parts)
+    return _answer(performed)
+
+
+class ApproveRegistrationApi(APIView):
+    permission_classes: list[type] = []
+
+    @schema.operation(
+        "approve_registration",
+        parameters=[REGISTRATION_ID],
+        request=None,
+        responses=schema.responses(DecisionOutput, 400, 401, 403, 404, 409, 429, 503),
+        summary="Approve a registration waiting for approval (the event's managers, signed in)",
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        return _decide(request, "approve_registration", registration_id)
+
+
+class DeclineRegistrationApi(APIView):
+    permission_classes: list[type] = []
+
+    @schema.operation(
+        "decline_registration",
+        parameters=[REGISTRATION_ID],
+        request=None,
+        responses=schema.responses(DecisionOutput, 400, 401, 403, 404, 409, 429, 503),
+        summary="Decline a registration waiting for approval; its seat goes to whoever waits first",
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        return _decide(request, "decline_registration", registration_id)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from core.errors import PermissionDenied
+from core.errors import AuthRequired, PermissionDenied
 from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
@@ -83,7 +83,7 @@ def _decided(visitor: Visitor, registration_id: int, *, done: str) -> Registrati
     """The registration, its event locked, if the visitor manages the event and it waits for a
     decision (or already has `done`)."""
     if visitor.user is None:
-        raise PermissionDenied()
+        raise AuthRequired()
     event_pk = Registration.objects.filter(pk=registration_id).values_list("event_id", flat=True).first()
     if event_pk is None:
         raise RegistrationNotFound("No registration has this id.")
