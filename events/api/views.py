@@ -3,6 +3,7 @@ its body or envelope; the reads of the visitor's own lists call their selector."
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -105,11 +106,17 @@ def _perform(
         if request.method not in ("GET", "HEAD"):
             parts.append(lambda: request.data)
         if takes:
-            # From the query of a read, the body of a write (one that cannot be read is refused here,
-            # before the call, as for every body: MALFORMED_REQUEST, no Activity row).
+            # From the query of a read, the body of a write, read when `perform` checks the input (after
+            # the token's scope and the write rate); one that cannot be read is refused then, as every
+            # body: MALFORMED_REQUEST, no Activity row.
             where = 0 if request.method in ("GET", "HEAD") else 1
-            given, parts[where] = _taken(request.query_params if where == 0 else request.data, takes)
-            data.update(given)
+            split = functools.cache(
+                lambda: _taken(request.query_params if where == 0 else request.data, takes)
+            )
+            parts[where] = lambda: split()[1]
+            return perform(
+                action, caller, lambda: {**data, **split()[0]}, nothing_else=parts, options=options
+            )
         return perform(action, caller, data, nothing_else=parts, options=options)
 
 

@@ -103,7 +103,9 @@ def test_the_token_needs_the_scope_the_document_names_and_no_other(document, eve
     EventStaff.objects.create(event=event, user=user, role=StaffRole.MANAGER)  # the door answers
     for path, method, operation in _operations(document):
         if operation["operationId"] in NO_TOKEN:  # every token is refused
-            refused = _call(Client(), method, path, event, operation, authorization=_bearer(user, Scope.values))
+            refused = _call(
+                Client(), method, path, event, operation, authorization=_bearer(user, Scope.values)
+            )
             assert refused.status_code == 403 and refused.json()["reason"] == "INSUFFICIENT_SCOPE", path
             continue
         (needed,) = next(r["accessToken"] for r in operation["security"] if "accessToken" in r)

@@ -45,6 +45,7 @@ def test_get_event_details_gives_the_questions_and_the_answers_schema(mcp_url, w
 
 def test_register_with_the_answers_in_the_call(mcp_url, user, token_for, workshop):
     token = token_for(user)
+
     async def yes(context, params):
         return types.ElicitResult(action="accept", content={"confirm": True})
 
@@ -118,6 +119,7 @@ def test_the_form_is_in_the_persons_language(mcp_url, user, token_for, workshop)
 
 def test_without_elicitation_the_error_lists_what_is_missing(mcp_url, user, token_for, workshop):
     token = token_for(user)
+
     async def call():
         async with connect(mcp_url, token=token, mode="2026-07-28") as client:
             return await client.call_tool("register_event", {"event_id": workshop.public_id})
