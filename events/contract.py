@@ -655,6 +655,27 @@ class AttendeeSerializer(serializers.Serializer):
     checkedIn = serializers.SerializerMethodField()
     checkedInAt = serializers.SerializerMethodField()
     checkedInBy = serializers.CharField(source="checked_in_by", read_only=True)
+    doorAnswers = serializers.SerializerMethodField()
+
+    @extend_schema_field(
+        {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "identifier": {"type": "string"},
+                    "label": {"type": "string"},
+                    "value": {"type": "string"},
+                },
+            },
+            "description": "The answers the door needs (the person's words, the organisers' questions).",
+        }
+    )
+    def get_doorAnswers(self, attendee: Any) -> list[dict[str, str]]:
+        return [
+            {"identifier": answer.identifier, "label": answer.label, "value": answer.value}
+            for answer in attendee.door_answers
+        ]
 
     def get_checkedIn(self, attendee: Any) -> bool:
         return attendee.checked_in_at is not None

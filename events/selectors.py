@@ -245,6 +245,13 @@ def _instants(values: Iterable[Any]) -> tuple[str | None, ...]:
     return tuple(instants)
 
 
+def question_form(*, event_id: str) -> list[dict[str, Any]]:
+    """The public event's registration questions as kept in its row (`Event.question_form`); none for
+    an event that does not exist (the action then answers its 404)."""
+    found = Event.objects.public().filter(public_id=event_id).values_list("question_form", flat=True).first()
+    return found or []
+
+
 def event_revision(*, event_id: str, now: datetime | None = None) -> tuple[Any, ...] | None:
     """What one event's page and answers show of it, as values that change whenever they could: the
     event's own change, its seats (confirmed registrations, offers) and their newest changes, its

@@ -22,6 +22,14 @@ urlpatterns = [
         tool_or_page(views.register_event, pages.register_event),
         name="register-event",
     ),
+    # The registration form's questions for the answers so far (htmx: conditional ones appear), and
+    # My events' change of a registration's answers (no WebMCP tool).
+    path("events/<str:event_id>/register/questions/", views.register_questions, name="register-questions"),
+    path(
+        "events/<str:event_id>/answers/",
+        views.update_registration_answers,
+        name="update-registration-answers",
+    ),
     path(
         "events/<str:event_id>/cancel/",
         tool_or_page(views.cancel_registration, pages.cancel_registration),

@@ -69,6 +69,8 @@ class DoorAnswer:
     at: str = ""  # ISO time of the standing check-in
     by: str = ""
     attendee_id: int | None = None
+    #: The door's answers of the person (label, value), e.g. a dietary need.
+    notes: tuple[tuple[str, str], ...] = ()
 
     @property
     def checked_in_at(self) -> datetime | None:
@@ -104,6 +106,7 @@ def answer_of_check_in(performed: Performed, *, scanned: bool = False) -> DoorAn
         at=result.check_in.checked_in_at.isoformat(),
         by=attendee.checked_in_by,
         attendee_id=attendee.attendee_id,
+        notes=tuple((answer.label, answer.value) for answer in attendee.door_answers),
     )
 
 

@@ -10,7 +10,9 @@ redraw the calling page's region with `redraw` and tell the person with `tell`, 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import SplitResult, urlsplit
 
@@ -23,7 +25,7 @@ from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import ResolverMatch, resolve, reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_POST
 
@@ -38,12 +40,12 @@ from webmcp.templatetags.webmcp import PAGE_ROUTE
 
 from .. import jsonld, policies, questions, selectors
 from ..actions import ACTIONS, Caller, Performed, perform
-from ..errors import EventNotFound, RegistrationNotFound
-from ..forms import PAGE_PARAM, EventSearchForm
+from ..errors import AnswersInvalid, EventNotFound, RegistrationNotFound
+from ..forms import PAGE_PARAM, EventSearchForm, answer_fields, answers_from_post
 from ..mail import ics
 from ..mail.messages import reminders_on
 from ..models import Registration
-from ..questions import form_of
+from ..questions import attendee_questions, form_of, shown_answers
 from ..templatetags.cards import drawn_key
 from ..tools import detail_state
 
@@ -220,7 +222,41 @@ def unsave_event(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
 
 @require_POST
 def register_event(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
-    return _write(request, event_id, "register_event")
+    """The person's registration with their answers to the event's questions (none: as ever). Answers
+    that are refused come back in the form, each error beside its question, in their language."""
+    return _write(request, event_id, "register_event", answers=_posted_answers(request, event_id))
+
+
+@require_POST
+def update_registration_answers(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
+    """My events: the person changes their answers (refused ones come back in the form)."""
+    return _write(
+        request, event_id, "update_registration_answers", answers=_posted_answers(request, event_id)
+    )
+
+
+@require_POST
+def register_questions(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
+    """The form's questions redrawn for the answers given so far (htmx, on a change): a conditional
+    question appears or disappears. Writes nothing; a POST so that the form's fields (its CSRF token
+    among them) never travel in a URL. Without JavaScript every question is drawn, each conditional
+    one saying when it is asked, and the use case drops what is not."""
+    asked = attendee_questions(form_of(selectors.question_form(event_id=event_id)))
+    answers = answers_from_post(asked, request.POST)
+    form_id = request.POST.get("form_id", "")
+    context = {
+        "answer_fields": answer_fields(asked, answers, language=translation.get_language()),
+        "questions_url": request.path,
+        "form_id": form_id if re.fullmatch(r"[a-z0-9-]{1,90}", form_id) else "register",
+    }
+    return render(request, "events/includes/questions.html", context)
+
+
+def _posted_answers(request: HtmxHttpRequest, event_id: str) -> dict[str, Any] | None:
+    """The answers the form posted, read by the event's questions; None for an event without any (its
+    form has no fields, and the action takes no answers: as before there were questions)."""
+    asked = attendee_questions(form_of(selectors.question_form(event_id=event_id)))
+    return answers_from_post(asked, request.POST) if asked else None
 
 
 @require_POST
@@ -260,15 +296,23 @@ def resend_ticket(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
     return _write(request, event_id, "resend_ticket")
 
 
-def _write(request: HtmxHttpRequest, event_id: str, name: str) -> HttpResponse:
+def _write(
+    request: HtmxHttpRequest, event_id: str, name: str, *, answers: dict[str, Any] | None = None
+) -> HttpResponse:
     """One write from a page's form: the action once, the row's message for the person, then the page
-    the form was on (its region for htmx, else a redirect)."""
+    the form was on (its region for htmx, else a redirect). Refused answers are drawn back into the
+    form, each beside its question."""
     action = ACTIONS[name]
     caller = Caller(
         visitor=visitor_from_request(request, create_token=action.anonymous_token),
         channel=client_mode(request, default=Mode.UI),
     )
-    performed = perform(action, caller, {"event_id": event_id})
+    data: dict[str, Any] = {"event_id": event_id}
+    if answers is not None:
+        data["answers"] = answers
+    performed = perform(action, caller, data)
+    if isinstance(performed.error, AnswersInvalid) and answers is not None:
+        return _answers_refused(request, event_id, Draft(answers, performed.error.extra.get("fields", {})))
     if performed.error is not None:
         return _refused(request, event_id, performed.error)
     tell(request, performed)
@@ -304,10 +348,12 @@ def _render_detail(
     recorded: bool = True,
     page: ResolverMatch | None = None,
     state_version: int | None = None,
+    draft: Draft | None = None,
 ) -> HttpResponse:
     visitor = visitor_from_request(request)
     details = _get_event_or_404(request, event_id, recorded=recorded)
     event = details.event
+    asked = attendee_questions(form_of(event.question_form))
     url = request.build_absolute_uri(reverse("event-detail", kwargs={"event_id": event.public_id}))
     can = policies.permissions(
         event.facts(), details.visitor_facts(signed_in=visitor.is_authenticated), now=timezone.now()
@@ -320,6 +366,15 @@ def _render_detail(
         "back_url": _back_to_list_url(request.GET.get(FROM_PARAM, "")),
         "login_url": _auth_url("login", event.public_id),
         "signup_url": _auth_url("signup", event.public_id),
+        "answer_fields": answer_fields(
+            asked,
+            draft.answers if draft else {},
+            errors=draft.errors if draft else None,
+            language=translation.get_language(),
+        ),
+        "my_answers": shown_answers(details.registration, translation.get_language())
+        if details.is_registered
+        else [],
         "webmcp_state": {
             **_page_state(request, visitor, state_version=state_version),
             **detail_state(
@@ -336,7 +391,13 @@ def _render_detail(
     return _fragment_aware(render(request, template, context))
 
 
-def _render_me(request: HtmxHttpRequest, *, region: bool, page: ResolverMatch | None = None) -> HttpResponse:
+def _render_me(
+    request: HtmxHttpRequest,
+    *,
+    region: bool,
+    page: ResolverMatch | None = None,
+    draft: tuple[str, Draft] | None = None,
+) -> HttpResponse:
     visitor = visitor_from_request(request)
     registrations: list[Registration] | None = None
     waitlist: list[selectors.WaitlistPlace] | None = None
@@ -354,6 +415,8 @@ def _render_me(request: HtmxHttpRequest, *, region: bool, page: ResolverMatch | 
     }
     context = {
         "saved_events": selectors.list_saved(visitor=visitor),
+        # Each registration's answers and the form that changes them, beside it in the list.
+        "answers": [(r, _my_answers(r, draft, now=now)) for r in confirmed],
         "registrations": registrations,
         "confirmed": confirmed,
         "cancelled": [r for r in registrations or [] if not r.is_active],
@@ -364,6 +427,30 @@ def _render_me(request: HtmxHttpRequest, *, region: bool, page: ResolverMatch | 
         **({PAGE_ROUTE: page} if page is not None else {}),
     }
     return _fragment_aware(render(request, "events/me.html#region" if region else "events/me.html", context))
+
+
+def _my_answers(registration: Registration, draft: tuple[str, Draft] | None, *, now: Any) -> dict[str, Any]:
+    """A registration's answers on My events: as the person reads them, and the form that changes them
+    while they may (`policies.may_change_answers`), holding a refused draft if there is one."""
+    language = translation.get_language()
+    event = registration.event
+    asked = attendee_questions(form_of(event.question_form))
+    stored = {key: entry.get("value") for key, entry in (registration.answers or {}).items()}
+    mine = draft[1] if draft is not None and draft[0] == event.public_id else None
+    editable = bool(asked) and policies.may_change_answers(
+        policies.EventFacts.of(event), closes_at=event.answers_close_at, now=now
+    )
+    return {
+        "shown": shown_answers(registration, language),
+        "editable": editable,
+        "open": mine is not None,
+        "fields": answer_fields(
+            asked, mine.answers if mine else stored, errors=mine.errors if mine else None, language=language
+        )
+        if editable
+        else [],
+        "pending": registration.is_pending,
+    }
 
 
 def _wants_fragment(request: HtmxHttpRequest) -> bool:
@@ -470,6 +557,24 @@ def redraw(request: HtmxHttpRequest, event_id: str, origin: SplitResult, *, card
         return render(request, "events/event_list.html#card_answer", context)
     page = resolve(reverse("event-detail", kwargs={"event_id": event_id}))
     return _render_detail(request, event_id, region=True, recorded=False, page=page)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """Answers the person posted that were refused, and the refusal's fields: drawn back into the form."""
+
+    answers: dict[str, Any]
+    errors: dict[str, Any]
+
+
+def _answers_refused(request: HtmxHttpRequest, event_id: str, draft: Draft) -> HttpResponse:
+    """The page the form was on, its form holding what was typed and each error beside its question."""
+    messages.error(request, str(AnswersInvalid.person_message))
+    origin = urlsplit(_safe_next(request))
+    if origin.path == reverse("me"):
+        return _render_me(request, region=request.htmx, page=resolve(reverse("me")), draft=(event_id, draft))
+    page = resolve(reverse("event-detail", kwargs={"event_id": event_id}))
+    return _render_detail(request, event_id, region=request.htmx, recorded=False, page=page, draft=draft)
 
 
 def _refused(request: HtmxHttpRequest, event_id: str, error: DomainError) -> HttpResponse:
