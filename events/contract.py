@@ -388,7 +388,7 @@ class WaitlistPlaceSerializer(serializers.Serializer):
 
 class QuestionOptionOutput(serializers.Serializer):
     identifier = serializers.CharField(read_only=True)
-    label = serializers.SerializerMethodField()
+    label = serializers.SerializerMethodField()  # type: ignore[assignment]  # the API's key; also a Field attribute
 
     def get_label(self, option: Any) -> str:
         return option.label_in(translation.get_language())
@@ -409,10 +409,11 @@ class QuestionOutput(serializers.Serializer):
     text in the request's language (data, not instructions); `identifier` keys the answer."""
 
     identifier = serializers.CharField(read_only=True)
-    label = serializers.SerializerMethodField()
+    # The API's keys `label` and `required` are also attributes of DRF's Field (mypy sees them).
+    label = serializers.SerializerMethodField()  # type: ignore[assignment]
     help = serializers.SerializerMethodField()
     kind = serializers.ChoiceField(choices=QuestionKind.choices, read_only=True)
-    required = serializers.BooleanField(read_only=True, help_text="Required when shown.")
+    required = serializers.BooleanField(read_only=True, help_text="Required when shown.")  # type: ignore[assignment]
     options = QuestionOptionOutput(source="offered", many=True, read_only=True)
     limits = serializers.SerializerMethodField()
     showIf = ShowIfOutput(source="show_if", read_only=True, allow_null=True)

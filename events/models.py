@@ -503,7 +503,7 @@ class Question(models.Model):
                 errors["show_if"] = problem
         elif self.show_if_values:
             errors["show_if_values"] = _("Values are only for a question shown on a condition.")
-        if self.pk is not None and self.kind and self.has_answers():
+        if not self._state.adding and self.has_answers():
             before = Question.objects.filter(pk=self.pk).values_list("kind", flat=True).first()
             if before is not None and before != self.kind:
                 errors["kind"] = _(
@@ -522,7 +522,7 @@ class Question(models.Model):
             return _("A condition depends on a choice, yes-or-no or consent question.")
         if parent.show_if_id is not None:
             return _("That question has a condition itself: conditions are one level deep.")
-        if self.pk is not None and self.dependants.exists():
+        if not self._state.adding and self.dependants.exists():
             return _("Other questions depend on this one, so it cannot have a condition itself.")
         values = self.show_if_values
         if not isinstance(values, list) or not values:
@@ -541,7 +541,7 @@ class Question(models.Model):
 
     def answered_values(self) -> set[str]:
         """The option identifiers someone has chosen: those options can be hidden, never deleted."""
-        chosen: set[str] = set()
+        chosen: set[Any] = set()
         rows = Registration.objects.filter(event_id=self.event_id, answers__has_key=self.identifier)
         for answers in rows.values_list("answers", flat=True):
             value = (answers.get(self.identifier) or {}).get("value")

@@ -96,7 +96,7 @@ class QuestionSpec:
         return str(identifier)
 
 
-def form_of(question_form: Iterable[Mapping[str, Any]]) -> tuple[QuestionSpec, ...]:
+def form_of(question_form: Iterable[Mapping[str, Any]] | None) -> tuple[QuestionSpec, ...]:
     """The specs of an event's `question_form`, in their order."""
     specs = []
     for raw in question_form or ():

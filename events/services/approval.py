@@ -68,7 +68,8 @@ def decline_registration(*, visitor: Visitor, registration_id: int) -> DecisionR
         return _result(visitor, registration, changed=False)
     registration.status = RegistrationStatus.DECLINED
     registration.save(update_fields=["status", "updated_at"])
-    seats_changed(registration.event, now=timezone.now(), anyone_waiting=registration.anyone_waiting)
+    waiting = getattr(registration, "anyone_waiting", None)  # annotated by _decided
+    seats_changed(registration.event, now=timezone.now(), anyone_waiting=waiting)
     _tell(registration, NotificationKind.REGISTRATION_DECLINED)
     return _result(visitor, registration, changed=True)
 

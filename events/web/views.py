@@ -572,9 +572,13 @@ def _answers_refused(request: HtmxHttpRequest, event_id: str, draft: Draft) -> H
     messages.error(request, str(AnswersInvalid.person_message))
     origin = urlsplit(_safe_next(request))
     if origin.path == reverse("me"):
-        return _render_me(request, region=request.htmx, page=resolve(reverse("me")), draft=(event_id, draft))
+        return _render_me(
+            request, region=bool(request.htmx), page=resolve(reverse("me")), draft=(event_id, draft)
+        )
     page = resolve(reverse("event-detail", kwargs={"event_id": event_id}))
-    return _render_detail(request, event_id, region=request.htmx, recorded=False, page=page, draft=draft)
+    return _render_detail(
+        request, event_id, region=bool(request.htmx), recorded=False, page=page, draft=draft
+    )
 
 
 def _refused(request: HtmxHttpRequest, event_id: str, error: DomainError) -> HttpResponse:
