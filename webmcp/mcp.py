@@ -238,7 +238,12 @@ def build_server(call: Caller) -> Server:
                 content = reply.content if isinstance(reply.content, dict) else {}
                 if content.get(ELICIT_KEY) is True:
                     if state.get("argument"):  # what they typed goes into the call, then it is asked again
-                        state = _collect(state, content)
+                        typed = _collect(state, content)
+                        if (
+                            typed == state
+                        ):  # nothing typed: no second round; the refusal lists what is missing
+                            return _result(await run(confirmed=False))
+                        state = typed
                         preview = await run(confirmed=False)
                         if preview.form is not None and can_ask:
                             return _ask_form(declaration.name, preview.form, state)

@@ -130,3 +130,23 @@ def test_without_elicitation_the_error_lists_what_is_missing(mcp_url, user, toke
     assert (body["code"], body["reason"]) == ("INVALID_INPUT", "ANSWERS_INVALID")
     assert set(body["fields"]) == {"answers.diet", "answers.photos"}
     assert not Registration.objects.exists()
+
+
+def test_a_form_answered_with_nothing_is_the_list_of_what_is_missing_not_another_round(
+    mcp_url, user, token_for, workshop
+):
+    token = token_for(user)
+    asked: list = []
+
+    async def only_yes(context, params):
+        asked.append(params)
+        return types.ElicitResult(action="accept", content={"confirm": True})
+
+    async def call():
+        async with connect(mcp_url, token=token, mode="2026-07-28", elicitation=only_yes) as client:
+            return await client.call_tool("register_event", {"event_id": workshop.public_id})
+
+    result = run(call())
+    assert len(asked) == 1
+    assert result.is_error is True and result.structured_content["reason"] == "ANSWERS_INVALID"
+    assert not Registration.objects.exists()
