@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from rest_framework.serializers import Serializer
 
-from core.errors import InvalidInput
+from core.errors import InvalidInput, UnknownParameter
 from core.visitors import Mode, client_mode, visitor_from_request
 from webmcp.registry import registry
 from webmcp.responses import MalformedToolInput, calling_page, tool_input, tool_refusal, with_tool_result
@@ -91,7 +91,7 @@ def _write(request: HttpRequest, event_id: str, name: str) -> HttpResponse:
         rate_request=request,
     )
     if set(action.input._declared_fields) - {"event_id"}:  # it takes more than the page's event
-        performed = perform(action, caller, lambda: _on_this_page(request, event_id))
+        performed = perform(action, caller, lambda: _besides_the_event(request, event_id))
     else:
         performed = perform(
             action, caller, {"event_id": event_id}, nothing_else=[lambda: _tool_body(request)]
@@ -102,6 +102,18 @@ def _write(request: HttpRequest, event_id: str, name: str) -> HttpResponse:
     origin = urlsplit(calling_page(request))
     response = views.redraw(request, performed.arguments["event_id"], origin, card=True)
     return with_tool_result(response, performed.body())
+
+
+def _besides_the_event(request: HttpRequest, event_id: str) -> dict[str, Any]:
+    """A write's body with the route's event: what the tool takes besides it (register_event's
+    answers). The event is the page's, so `event_id` in the body is a parameter the tool does not take."""
+    body = dict(_tool_body(request))
+    if "event_id" in body:
+        raise UnknownParameter(
+            "Unknown parameter(s): event_id.",
+            extra={"fields": {"event_id": ["This parameter is not accepted."]}},
+        )
+    return {**body, "event_id": event_id}
 
 
 def _tool_body(request: HttpRequest) -> Mapping[str, Any]:

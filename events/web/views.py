@@ -372,6 +372,9 @@ def _render_detail(
             errors=draft.errors if draft else None,
             language=translation.get_language(),
         ),
+        # Drawn for the first time, every question shows (htmx then hides what is not asked); drawn
+        # back with a refusal, exactly what the answers ask, each error beside its question.
+        "questions_first_draw": draft is None,
         "my_answers": shown_answers(details.registration, translation.get_language())
         if details.is_registered
         else [],
@@ -444,6 +447,7 @@ def _my_answers(registration: Registration, draft: tuple[str, Draft] | None, *, 
         "shown": shown_answers(registration, language),
         "editable": editable,
         "open": mine is not None,
+        "first_draw": mine is None,
         "fields": answer_fields(
             asked, mine.answers if mine else stored, errors=mine.errors if mine else None, language=language
         )
