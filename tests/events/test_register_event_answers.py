@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 from django.core import mail
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from core.visitors import Visitor
 from events import actions
@@ -134,7 +134,8 @@ def approval_event() -> Event:
 def test_a_registration_waits_for_approval_holding_its_seat_without_a_ticket(
     person, approval_event, stranger
 ):
-    result = register(person, approval_event)
+    with translation.override("en"):  # the e-mail is in the language the person registered in
+        result = register(person, approval_event)
     registration = Registration.objects.get()
     assert (registration.status, registration.ticket_code, result.registration.is_pending) == (
         RegistrationStatus.PENDING_APPROVAL,
