@@ -511,6 +511,13 @@ class UnsaveOutput(_Written):
     wasSaved = serializers.BooleanField(source="was_saved", read_only=True)
 
 
+class _PendingNextAction(serializers.CharField):
+    """`nextAction` of a registration waiting for approval; absent otherwise (None, then left out)."""
+
+    def get_attribute(self, result: Any) -> str | None:
+        return PENDING_NEXT_ACTION if result.registration.is_pending else None
+
+
 class RegistrationOutput(_Written):
     registration = RegistrationSerializer(read_only=True)
     alreadyRegistered = serializers.BooleanField(source="already_registered", read_only=True)
@@ -519,13 +526,8 @@ class RegistrationOutput(_Written):
         read_only=True,
         help_text="True: the organisers approve each registration; the seat is held until they decide.",
     )
-    nextAction = serializers.SerializerMethodField()
-
-    @extend_schema_field(
-        serializers.CharField(required=False, help_text="Present while approval is pending.")
-    )
-    def get_nextAction(self, result: Any) -> str | None:
-        return PENDING_NEXT_ACTION if result.registration.is_pending else None
+    # Not read-only, so that the OpenAPI document lists it as optional: it is sent only while pending.
+    nextAction = _PendingNextAction(required=False, help_text="Present while approval is pending.")
 
     def to_representation(self, result: Any) -> dict[str, Any]:
         body = super().to_representation(result)
