@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('events', '0017_event_updated'),
+        ('events', '0018_activity_claimed_mode'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
