@@ -47,7 +47,7 @@ from oauth2_provider.models import (
 
 from core.visitors import Mode, Visitor
 from events.actions import ACTIONS, Caller, perform
-from events.choices import ACTIVE_WAITLIST, NotificationStatus, RegistrationStatus
+from events.choices import ACTIVE_WAITLIST, HOLDING_SEAT, NotificationStatus
 from events.mail.outbox import QUEUED_MAIL_PATHS
 from events.models import (
     Activity,
@@ -159,6 +159,9 @@ def export_personal_data(*, user: Any) -> dict[str, Any]:
                 "updated_at": _iso(registration.updated_at),
                 "has_ticket": registration.ticket_code is not None,
                 "ticket_issued_at": _iso(registration.ticket_issued_at),
+                # Every answer they gave, each with the question as they answered it (the organisers'
+                # own questions' answers are about them too).
+                "answers": registration.answers,
             }
             for registration in Registration.objects.filter(user=user)
             .select_related("event")
@@ -358,7 +361,7 @@ def delete_account(*, user: Any, language: str | None = None) -> AccountDeleted:
         performed = perform(ACTIONS["leave_waitlist"], caller, data)
         left += performed.error is None and performed.result.was_waiting
     cancelled = 0
-    confirmed = Registration.objects.filter(user=user, status=RegistrationStatus.CONFIRMED)
+    confirmed = Registration.objects.filter(user=user, status__in=HOLDING_SEAT)
     for registration in confirmed.select_related("event"):
         # Started, or no longer published, is refused: the registration is deleted with the account.
         data = {"event_id": registration.event.public_id}
@@ -495,6 +498,7 @@ class Cleared:
     visitor_tokens: int
     notifications: int
     queued_mail_rows: int
+    answers: int = 0  # registrations whose answers were emptied
 
 
 @transaction.atomic
@@ -507,7 +511,9 @@ def clear_expired_personal_data(*, now: datetime | None = None) -> Cleared:
       cleared, the row kept (the counts and the dashboard read the rest);
     - sent e-mails older than RETENTION_NOTIFICATIONS_DAYS: their address and last error cleared, the
       row kept (its key keeps the mail from going twice; the admin and the person's export list it),
-      and the finished outbox task rows of that age deleted (their arguments carry the address).
+      and the finished outbox task rows of that age deleted (their arguments carry the address);
+    - the answers to an event's registration questions, RETENTION_ANSWERS_DAYS after the event ended:
+      emptied (the registration stays, for the organisers' record of who came).
     """
     now = now or timezone.now()
 
@@ -535,6 +541,15 @@ def clear_expired_personal_data(*, now: datetime | None = None) -> Cleared:
         status__in=[TaskResultStatus.SUCCESSFUL, TaskResultStatus.FAILED],
         finished_at__lt=mail_before,
     ).delete()
+    answers = (
+        Registration.objects.filter(event__ends_at__lt=before("RETENTION_ANSWERS_DAYS"))
+        .exclude(answers={})
+        .update(answers={})
+    )
     return Cleared(
-        sign_in_records=records, visitor_tokens=tokens, notifications=notifications, queued_mail_rows=queued
+        sign_in_records=records,
+        visitor_tokens=tokens,
+        notifications=notifications,
+        queued_mail_rows=queued,
+        answers=answers,
     )

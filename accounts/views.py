@@ -245,6 +245,7 @@ def privacy_page(request: HttpRequest) -> HttpResponse:
             "sign_in_days": settings.RETENTION_SIGN_IN_ATTEMPTS_DAYS,
             "visitor_token_days": settings.RETENTION_VISITOR_TOKENS_DAYS,
             "notification_days": settings.RETENTION_NOTIFICATIONS_DAYS,
+            "answers_days": settings.RETENTION_ANSWERS_DAYS,
             "session_days": settings.SESSION_COOKIE_AGE // 86400,
             "idempotency_hours": round(settings.IDEMPOTENCY_KEY_HOURS),
         },

@@ -321,6 +321,7 @@ SESSION_SWEEP_HOURS = float(os.environ.get("SESSION_SWEEP_HOURS", "24"))
 RETENTION_SIGN_IN_ATTEMPTS_DAYS = int(os.environ.get("RETENTION_SIGN_IN_ATTEMPTS_DAYS", "30"))
 RETENTION_VISITOR_TOKENS_DAYS = int(os.environ.get("RETENTION_VISITOR_TOKENS_DAYS", "90"))
 RETENTION_NOTIFICATIONS_DAYS = int(os.environ.get("RETENTION_NOTIFICATIONS_DAYS", "180"))
+RETENTION_ANSWERS_DAYS = int(os.environ.get("RETENTION_ANSWERS_DAYS", "365"))
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 # With REDIS_URL, cache entries (and so rate-limit counts) are shared by every app server process.

@@ -32,11 +32,13 @@ from core.inputs import validated_input
 from core.throttling import check_write_rate
 from core.visitors import Mode, Visitor
 from events.contract import (
+    AnswersOutput,
     AttendeeRefInput,
     AttendeesOutput,
     CancelOutput,
     CheckInInput,
     CheckInOutput,
+    DecisionOutput,
     EventDetailsOutput,
     EventEditInput,
     EventRefInput,
@@ -45,6 +47,7 @@ from events.contract import (
     LeaveWaitlistOutput,
     NoInput,
     NotificationRefInput,
+    RegistrationInput,
     RegistrationOutput,
     RegistrationRefInput,
     ResendTicketOutput,
@@ -60,8 +63,10 @@ from events.contract import (
 from . import activity, policies, selectors
 from .errors import EventsTokenRequired
 from .models import PUBLIC_ID_PATTERN
+from .questions import form_of
 from .scopes import CHECKIN_WRITE, READ, REGISTRATIONS_WRITE, SAVED_WRITE
-from .services import calendar, door, organiser, registrations, saves, staff, waitlist
+from .services import approval, calendar, door, organiser, registrations, saves, staff, waitlist
+from .services.answers import validate_answers
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -315,7 +320,11 @@ def registration_preview(visitor: Visitor, arguments: dict[str, Any]) -> str | N
         return None
     facts = details.visitor_facts(signed_in=True)
     policies.may_register(policies.EventFacts.of(details.event), facts, now=timezone.now()).enforce()
+    validate_answers(questions=form_of(details.event.question_form), answers=arguments.get("answers"))
     when, who = _when_and_who(visitor, details)
+    if details.event.requires_approval:
+        approval = "The organisers approve each registration."
+        return f"Ask to register {who} for “{details.event.title}” ({when})? {approval}"
     return f"Register {who} for “{details.event.title}” ({when})?"
 
 
@@ -387,7 +396,7 @@ ACTIONS = _rows(
     Action(
         "register_event",
         registrations.register_event,
-        EventRefInput,
+        RegistrationInput,
         RegistrationOutput,
         REGISTRATIONS_WRITE,
         consequential=True,
@@ -398,6 +407,15 @@ ACTIONS = _rows(
         ),
         created=lambda result: result.created,
         page="register/",
+    ),
+    Action(
+        "update_registration_answers",
+        registrations.update_registration_answers,
+        RegistrationInput,
+        AnswersOutput,
+        REGISTRATIONS_WRITE,
+        messages=Messages(done=_("Your answers are saved."), again=_("Your answers were already these.")),
+        page="answers/",
     ),
     Action(
         "cancel_registration",
@@ -497,6 +515,9 @@ ACTIONS = _rows(
     Action("remove_event_staff", staff.remove_event_staff, StaffRemovalInput, None, None),
     # A person's own calendar address (the button on My events); no token may.
     Action("reset_calendar_feed", calendar.reset_calendar_feed, NoInput, None, None),
+    # Approval (an event that requires it): its managers, in the admin and the API (signed in).
+    Action("approve_registration", approval.approve_registration, RegistrationRefInput, DecisionOutput, None),
+    Action("decline_registration", approval.decline_registration, RegistrationRefInput, DecisionOutput, None),
 )
 
 

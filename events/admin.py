@@ -17,13 +17,15 @@ from typing import TYPE_CHECKING, TypedDict, cast
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth.models import User
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Exists, OuterRef, Prefetch, QuerySet
+from django.forms.models import BaseInlineFormSet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
-from django.utils import formats, timezone
+from django.utils import formats, timezone, translation
 from django.utils.functional import lazy
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
@@ -34,16 +36,21 @@ from . import policies
 from .actions import ACTIONS, Caller, Performed, perform
 from .choices import NotificationStatus, RegistrationStatus
 from .models import (
+    MAX_OPTIONS,
+    MAX_QUESTIONS,
     Activity,
     CheckIn,
     Event,
     EventQuerySet,
     EventStaff,
     Notification,
+    Question,
+    QuestionOption,
     Registration,
     SavedEvent,
     WaitlistEntry,
 )
+from .questions import form_of, shown_answers
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise, WithAnnotations
@@ -203,6 +210,7 @@ class RegistrationInline(CheckInColumns, admin.TabularInline):
     fields = readonly_fields = (
         "user",
         "status",
+        "answers_given",
         "created_at",
         "checked_in",
         "checked_in_at",
@@ -215,6 +223,11 @@ class RegistrationInline(CheckInColumns, admin.TabularInline):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Registration]:
         return super().get_queryset(request).select_related("user").prefetch_related(_standing_check_ins())
+
+    @admin.display(description=_("answers"))
+    def answers_given(self, registration: Registration) -> str:
+        shown = shown_answers(registration, translation.get_language(), staff=True)
+        return format_html_join(mark_safe("<br>"), "{}: {}", ((a.label, a.value) for a in shown)) or "—"
 
     def has_add_permission(self, request: HttpRequest, obj: Event | None = None) -> bool:
         return False
@@ -248,6 +261,108 @@ class NotificationInline(admin.TabularInline):
 
     def has_add_permission(self, request: HttpRequest, obj: Event | None = None) -> bool:
         return False
+
+
+class QuestionFormSet(BaseInlineFormSet):
+    """The event's questions as one form: at most `MAX_QUESTIONS`, and an answered question stays (its
+    answers keep their meaning); the organiser is told why."""
+
+    def clean(self) -> None:
+        super().clean()
+        kept = [form for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
+        if len(kept) > MAX_QUESTIONS:
+            raise ValidationError(_("An event asks at most %(count)d questions.") % {"count": MAX_QUESTIONS})
+        for form in self.deleted_forms:
+            if form.instance.pk is not None and form.instance.has_answers():
+                raise ValidationError(
+                    _(
+                        "People have answered “%(question)s”: it cannot be deleted (their answers would lose "
+                        "their question)."
+                    )
+                    % {"question": form.instance.identifier}
+                )
+
+
+class QuestionInline(admin.TabularInline):
+    """The event's registration questions, in the order people see them. Options, limits and help
+    texts are on each question's own page (its change link)."""
+
+    model = Question
+    formset = QuestionFormSet
+    fk_name = "event"
+    fields = [
+        "position",
+        "identifier",
+        "label_en",
+        "label_zh_hant",
+        "kind",
+        "required",
+        "show_if",
+        "show_if_values",
+        "staff_only",
+        "show_at_door",
+    ]
+    extra = 0
+    max_num = MAX_QUESTIONS
+    ordering = ["position", "id"]
+    show_change_link = True
+
+    def formfield_for_foreignkey(self, db_field, request: HttpRequest, **kwargs):
+        if db_field.name == "show_if":
+            event_id = request.resolver_match.kwargs.get("object_id") if request.resolver_match else None
+            kwargs["queryset"] = Question.objects.filter(event_id=event_id or 0, show_if__isnull=True)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class OptionFormSet(BaseInlineFormSet):
+    """A question's options: at most `MAX_OPTIONS`; an option someone chose is hidden, never deleted."""
+
+    def clean(self) -> None:
+        super().clean()
+        kept = [form for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
+        if len(kept) > MAX_OPTIONS:
+            raise ValidationError(_("A question offers at most %(count)d options.") % {"count": MAX_OPTIONS})
+        chosen = self.instance.answered_values() if self.instance.pk is not None else set()
+        for form in self.deleted_forms:
+            if form.instance.pk is not None and form.instance.identifier in chosen:
+                raise ValidationError(
+                    _("Someone chose “%(option)s”: it cannot be deleted, only hidden (tick “hidden”).")
+                    % {"option": form.instance.identifier}
+                )
+
+
+class OptionInline(admin.TabularInline):
+    model = QuestionOption
+    formset = OptionFormSet
+    fields = ["position", "identifier", "label_en", "label_zh_hant", "hidden"]
+    extra = 0
+    max_num = MAX_OPTIONS
+    ordering = ["position", "id"]
+
+
+@admin.register(Question)
+class QuestionAdmin(EventScopedAdmin):
+    """One registration question with its options and limits (reached from its event's page)."""
+
+    list_display = ["identifier", "event", "kind", "required", "staff_only", "show_at_door"]
+    list_filter = [("event", admin.RelatedOnlyFieldListFilter), "kind"]
+    list_select_related = ["event"]
+    inlines = [OptionInline]
+    fieldsets = [
+        (None, {"fields": ["event", "position", "identifier", "kind", "required"]}),
+        (_("What people read"), {"fields": ["label_en", "label_zh_hant", "help_en", "help_zh_hant"]}),
+        (
+            _("Limits"),
+            {"fields": ["min_length", "max_length", "min_value", "max_value", "min_date", "max_date"]},
+        ),
+        (_("When it is asked"), {"fields": ["show_if", "show_if_values", "staff_only", "show_at_door"]}),
+    ]
+
+    def event_of(self, obj: object) -> int:
+        return cast(Question, obj).event_id
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Question | None = None) -> list[str]:
+        return ["event"] if obj is not None else []
 
 
 class EventStaffInline(admin.TabularInline):
@@ -290,10 +405,11 @@ class EventAdmin(EventScopedAdmin):
     date_hierarchy = "starts_at"
     ordering = ["-starts_at", "-id"]
     list_per_page = 50
-    inlines = [EventStaffInline, RegistrationInline, WaitlistInline, NotificationInline]
+    inlines = [EventStaffInline, QuestionInline, RegistrationInline, WaitlistInline, NotificationInline]
     actions = ["publish", "unpublish", "cancel", "export_registrations_csv"]
     fieldsets = [
         (None, {"fields": ["public_id", "title", "summary", "description", "status"]}),
+        (_("Registration"), {"fields": ["requires_approval", "answers_close_at"]}),
         (_("When and where"), {"fields": ["starts_at", "ends_at", "location", "venue"]}),
         (
             _("Price, level and seats"),
@@ -473,7 +589,9 @@ class EventAdmin(EventScopedAdmin):
     @admin.action(description=_("Export registrations (CSV)"), permissions=["view"])
     def export_registrations_csv(self, request: HttpRequest, queryset: QuerySet[Event]) -> HttpResponse:
         """Confirmed registrations of the selected events, one row each with its check-in (whether the
-        person is in, since when, let in by whom), in three queries in all."""
+        person is in, since when, let in by whom) and one column per question (its identifier; several
+        choices joined by commas), in three queries in all. Every cell is formula-safe (`safe_cell`):
+        names, titles and answers are people's text."""
         registrations = (
             Registration.objects.filter(event__in=queryset.values("pk"), status=RegistrationStatus.CONFIRMED)
             .select_related("event", "user")
@@ -485,22 +603,35 @@ class EventAdmin(EventScopedAdmin):
         # A byte-order mark lets spreadsheet programs read the zh-Hant titles as UTF-8.
         response.write("\ufeff")
         writer = csvsafe.writer(response)  # every cell neutralised (core/csvsafe.py)
-        writer.writerow(CSV_HEADER)
-        for registration in registrations:
+        rows = list(registrations)
+        columns = _question_columns(rows)
+        writer.writerow([*CSV_HEADER, *columns])
+        language = translation.get_language()
+        for registration in rows:
             check_in = _standing(registration)
-            writer.writerow(
-                [
-                    registration.event.public_id,
-                    registration.event.title,
-                    registration.user.get_username(),
-                    registration.user.email,
-                    timezone.localtime(registration.created_at).isoformat(),
-                    "yes" if check_in is not None else "no",
-                    timezone.localtime(check_in.checked_in_at).isoformat() if check_in is not None else "",
-                    _name(check_in.staff) if check_in is not None else "",
-                ]
-            )
+            answers = {a.identifier: a.value for a in shown_answers(registration, language, staff=True)}
+            cells = [
+                registration.event.public_id,
+                registration.event.title,
+                registration.user.get_username(),
+                registration.user.email,
+                timezone.localtime(registration.created_at).isoformat(),
+                "yes" if check_in is not None else "no",
+                timezone.localtime(check_in.checked_in_at).isoformat() if check_in is not None else "",
+                _name(check_in.staff) if check_in is not None else "",
+                *(answers.get(identifier, "") for identifier in columns),
+            ]
+            writer.writerow(cells)
         return response
+
+
+def _question_columns(registrations: list[Registration]) -> list[str]:
+    """One column per question identifier of the exported events, in their events' order."""
+    columns: dict[str, None] = {}
+    for event in {r.event_id: r.event for r in registrations}.values():
+        for question in form_of(event.question_form):
+            columns.setdefault(question.identifier)
+    return list(columns)
 
 
 def _perform(request: HttpRequest, name: str, data: dict[str, object]) -> Performed:
@@ -580,11 +711,12 @@ class RegistrationAdmin(CheckInColumns, EventScopedAdmin, ReadOnlyAdmin):
     list_select_related = ["user", "event"]
     search_fields = ["user__username", "user__email", "event__title", "event__public_id"]
     date_hierarchy = "created_at"
-    actions = ["cancel_registrations"]
+    actions = ["cancel_registrations", "approve_registrations", "decline_registrations"]
     fields = readonly_fields = (
         "user",
         "event",
         "status",
+        "answers_given",
         "ticket_issued_at",
         "checked_in",
         "checked_in_at",
@@ -607,6 +739,41 @@ class RegistrationAdmin(CheckInColumns, EventScopedAdmin, ReadOnlyAdmin):
     def has_cancel_permission(self, request: HttpRequest) -> bool:
         """Offered to whoever manages an event; the use case asks the policy for each registration."""
         return managed_event_ids(request) != frozenset()
+
+    has_decide_permission = has_cancel_permission
+
+    @admin.display(description=_("answers"))
+    def answers_given(self, registration: Registration) -> str:
+        """Every answer, the organisers' own included, each under the question it answered."""
+        shown = shown_answers(registration, translation.get_language(), staff=True)
+        return format_html_join(mark_safe("<br>"), "{}: {}", ((a.label, a.value) for a in shown)) or "—"
+
+    @admin.action(description=_("Approve selected registrations"), permissions=["decide"])
+    def approve_registrations(self, request: HttpRequest, queryset: QuerySet[Registration]) -> None:
+        """Each through `approve_registration`: confirmed, with a ticket, and the person is told."""
+        self._decide(request, queryset, "approve_registration")
+
+    @admin.action(description=_("Decline selected registrations"), permissions=["decide"])
+    def decline_registrations(self, request: HttpRequest, queryset: QuerySet[Registration]) -> None:
+        """Each through `decline_registration`: the seat goes to whoever waits first; the person is told."""
+        self._decide(request, queryset, "decline_registration")
+
+    def _decide(self, request: HttpRequest, queryset: QuerySet[Registration], name: str) -> None:
+        ids = list(queryset.order_by("pk").values_list("pk", flat=True))
+        results = _results(request, [_perform(request, name, {"registration_id": pk}) for pk in ids])
+        count = sum(result.changed for result in results)
+        _tell_done(
+            self,
+            request,
+            results,
+            ngettext(
+                "%(count)d registration was decided; the person is told by e-mail.",
+                "%(count)d registrations were decided; each person is told by e-mail.",
+                count,
+            )
+            % {"count": count},
+            messages.SUCCESS,
+        )
 
     @admin.action(description=_("Cancel selected registrations"), permissions=["cancel"])
     def cancel_registrations(self, request: HttpRequest, queryset: QuerySet[Registration]) -> None:

@@ -32,7 +32,35 @@ class EventStatus(models.TextChoices):
 
 class RegistrationStatus(models.TextChoices):
     CONFIRMED = "confirmed", _("Confirmed")
+    #: An event that requires approval: the seat is held while its managers decide.
+    PENDING_APPROVAL = "pending_approval", _("Waiting for approval")
     CANCELLED = "cancelled", _("Cancelled")
+    DECLINED = "declined", _("Declined")
+
+
+#: The statuses that hold a seat (counted against capacity): at most one per person and event.
+HOLDING_SEAT = (RegistrationStatus.CONFIRMED, RegistrationStatus.PENDING_APPROVAL)
+
+
+class QuestionKind(models.TextChoices):
+    """What a registration question asks for; the answer's JSON type follows from it."""
+
+    TEXT = "text", _("Short text")
+    LONG_TEXT = "long_text", _("Long text")
+    NUMBER = "number", _("Number")
+    BOOLEAN = "boolean", _("Yes or no")
+    CONSENT = "consent", _("Consent (must be accepted)")
+    SINGLE_CHOICE = "single_choice", _("One choice")
+    MULTI_CHOICE = "multi_choice", _("Several choices")
+    DATE = "date", _("Date")
+    EMAIL = "email", _("E-mail address")
+    URL = "url", _("Web address")
+    PHONE = "phone", _("Phone number")
+
+
+CHOICE_KINDS = (QuestionKind.SINGLE_CHOICE, QuestionKind.MULTI_CHOICE)
+#: The kinds a condition may depend on: their answers are a closed set of values.
+PARENT_KINDS = (*CHOICE_KINDS, QuestionKind.BOOLEAN, QuestionKind.CONSENT)
 
 
 class WaitlistStatus(models.TextChoices):
@@ -59,6 +87,9 @@ class StaffRole(models.TextChoices):
 
 class NotificationKind(models.TextChoices):
     REGISTRATION_CONFIRMED = "registration_confirmed", _("Registration confirmed")
+    REGISTRATION_PENDING = "registration_pending", _("Registration waiting for approval")
+    REGISTRATION_APPROVED = "registration_approved", _("Registration approved")
+    REGISTRATION_DECLINED = "registration_declined", _("Registration declined")
     TICKET = "ticket", _("Ticket sent again")
     WAITLIST_OFFER = "waitlist_offer", _("Seat offered")
     OFFER_EXPIRED = "offer_expired", _("Offer expired")
@@ -77,4 +108,16 @@ class NotificationStatus(models.TextChoices):
 #: The group that gives an event's managers the admin's model permissions; which rows they see is
 #: the admin's `EventScopedAdmin`'s. Their team is shown to them, and only superusers change it.
 MANAGERS_GROUP = "Event managers"
-MANAGER_PERMISSIONS = ["view_event", "change_event", "view_registration", "view_checkin", "view_eventstaff"]
+MANAGER_PERMISSIONS = [
+    "view_event",
+    "change_event",
+    "view_registration",
+    "view_checkin",
+    "view_eventstaff",
+    # The event's registration questions (an inline on its page) and their options.
+    *(
+        f"{verb}_{model}"
+        for model in ("question", "questionoption")
+        for verb in ("view", "add", "change", "delete")
+    ),
+]

@@ -573,3 +573,127 @@ DEMO_EVENTS: list[dict] = [
         "status": "published",
     },
 ]
+
+# ── Registration questions and approval ───────────────────────────────────────────────────────
+# Per event, in order: the organisers' questions (labels in zh-Hant and English; choice questions with
+# their options; `show_if` names an earlier question of the same event and the values that show it).
+
+#: Events whose organisers approve each registration (the seat is held until they decide).
+DEMO_APPROVAL: list[str] = ["evt-frontend-web-vitals"]
+
+
+def _option(identifier: str, zh: str, en: str) -> dict:
+    return {"identifier": identifier, "label_zh_hant": zh, "label_en": en}
+
+
+DEMO_QUESTIONS: dict[str, list[dict]] = {
+    # A conference afternoon: dietary need (required, shown at the door), a conditional detail, and
+    # a photo consent.
+    "evt-design-system-components": [
+        {
+            "identifier": "dietary_need",
+            "kind": "single_choice",
+            "required": True,
+            "show_at_door": True,
+            "label_zh_hant": "餐點需求",
+            "label_en": "Dietary need",
+            "options": [
+                _option("none", "一般", "None"),
+                _option("vegetarian", "素食", "Vegetarian"),
+                _option("other", "其他（請說明）", "Other (please say)"),
+            ],
+        },
+        {
+            "identifier": "dietary_other",
+            "kind": "text",
+            "required": True,
+            "max_length": 100,
+            "label_zh_hant": "請說明您的餐點需求",
+            "label_en": "Please describe your dietary need",
+            "show_if": ("dietary_need", ["other"]),
+        },
+        {
+            "identifier": "photo_consent",
+            "kind": "consent",
+            "label_zh_hant": "我同意活動中可能被拍攝並用於活動紀錄",
+            "label_en": "I agree to be photographed for the event's record",
+        },
+    ],
+    # A workshop: T-shirt size at the door, company (optional), and the topics to cover.
+    "evt-llm-rag-basics": [
+        {
+            "identifier": "tshirt_size",
+            "kind": "single_choice",
+            "required": True,
+            "show_at_door": True,
+            "label_zh_hant": "T 恤尺寸",
+            "label_en": "T-shirt size",
+            "options": [
+                _option("s", "S", "S"),
+                _option("m", "M", "M"),
+                _option("l", "L", "L"),
+                _option("xl", "XL", "XL"),
+            ],
+        },
+        {
+            "identifier": "company",
+            "kind": "text",
+            "label_zh_hant": "公司或學校",
+            "label_en": "Company or school",
+            "max_length": 100,
+        },
+        {
+            "identifier": "topics",
+            "kind": "multi_choice",
+            "label_zh_hant": "最想深入的主題",
+            "label_en": "Topics you most want covered",
+            "options": [
+                _option("chunking", "切段策略", "Chunking"),
+                _option("retrieval", "混合檢索", "Hybrid retrieval"),
+                _option("evaluation", "離線評估", "Offline evaluation"),
+            ],
+        },
+    ],
+    # An online talk: Python experience (required), and whether they use type checkers, then which one.
+    "evt-python-typing-in-practice": [
+        {
+            "identifier": "python_years",
+            "kind": "number",
+            "required": True,
+            "min_value": 0,
+            "max_value": 60,
+            "label_zh_hant": "使用 Python 幾年？",
+            "label_en": "Years of Python",
+        },
+        {
+            "identifier": "uses_type_checker",
+            "kind": "boolean",
+            "label_zh_hant": "目前有使用型別檢查工具嗎？",
+            "label_en": "Do you use a type checker today?",
+        },
+        {
+            "identifier": "type_checker",
+            "kind": "single_choice",
+            "required": True,
+            "label_zh_hant": "哪一個？",
+            "label_en": "Which one?",
+            "show_if": ("uses_type_checker", [True]),
+            "options": [
+                _option("mypy", "mypy", "mypy"),
+                _option("pyright", "pyright", "pyright"),
+                _option("other", "其他", "Other"),
+            ],
+        },
+    ],
+    # The approval event asks why they want to come.
+    "evt-frontend-web-vitals": [
+        {
+            "identifier": "motivation",
+            "kind": "long_text",
+            "required": True,
+            "max_length": 500,
+            "label_zh_hant": "想參加的原因",
+            "label_en": "Why you would like to come",
+        },
+    ],
+}

@@ -168,3 +168,37 @@ class NoTicket(Conflict):
     person_message = _("You have no ticket for this event.")
     default_message = "The person holds no ticket for this event (no confirmed registration)."
     next_action = "Register first; the ticket comes with the confirmation."
+
+
+# ── registration questions and approval ──────────────────────────────────────────────────────
+
+
+class AnswersInvalid(InvalidInput):
+    """The answers to an event's questions do not fit them: `fields` is keyed `answers.<identifier>`,
+    each with its code (`missing`, `invalid`, `too_long`, `not_an_option`, `must_accept`, …)."""
+
+    reason = "ANSWERS_INVALID"
+    person_message = _("Please check your answers to the questions below.")
+    default_message = "Some answers to the event's questions are missing or not valid."
+    next_action = (
+        "Ask the person for the answers listed in fields (never invent one), then call again with all "
+        "the answers."
+    )
+
+
+class AnswersClosed(Conflict):
+    reason = "ANSWERS_CLOSED"
+    person_message = _("Answers to this event's questions can no longer be changed.")
+    default_message = (
+        "The answers can no longer be changed: the event has started or its organisers closed changes."
+    )
+    next_action = "Tell the person; an organiser can still change them."
+
+
+class NotPendingApproval(Conflict):
+    reason = "NOT_PENDING_APPROVAL"
+    person_message = _("This registration is not waiting for approval.")
+    default_message = (
+        "This registration is not waiting for approval (already approved, declined or cancelled)."
+    )
+    next_action = "Read the registration again; nothing to decide."

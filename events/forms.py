@@ -19,6 +19,7 @@ from rest_framework import serializers
 from core.errors import InvalidInput
 from core.inputs import repeated_parameters, unknown_parameters, validated_input
 from events.contract import EventSearchInput
+from events.questions import answer_text, is_shown
 from events.selectors import DEFAULT_PAGE_SIZE, MAX_OFFSET
 
 if TYPE_CHECKING:
@@ -139,3 +140,100 @@ def page_number(data: QueryDict) -> int | None:
     if not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE:
         return None
     return int(raw)
+
+
+# ── a registration's answers (the event page's form, My events' edit) ─────────────────────────
+
+#: What each refusal code of `validate_answers` tells the person, in their language.
+ANSWER_ERRORS = {
+    "missing": _("Please answer this question."),
+    "invalid": _("This answer is not in the right form."),
+    "too_long": _("This answer is too long."),
+    "too_short": _("This answer is too short."),
+    "too_small": _("This number is too small."),
+    "too_large": _("This number is too large."),
+    "too_early": _("This date is too early."),
+    "too_late": _("This date is too late."),
+    "not_an_option": _("Please choose one of the options."),
+    "must_accept": _("You need to accept this to register."),
+    "unknown": _("This question is not asked here."),
+    "staff_only": _("Only the organisers answer this question."),
+}
+ANSWER_PREFIX = "answers-"
+
+
+class AnswerField:
+    """One question as the page draws it: its name in the form, what the person gave (or had given),
+    whether it is shown now (its condition), and the error to show beside it."""
+
+    def __init__(self, question: Any, value: Any, *, shown: bool, error: str, language: str | None) -> None:
+        self.question = question
+        self.name = f"{ANSWER_PREFIX}{question.identifier}"
+        self.value = value
+        self.shown = shown
+        self.error = error
+        self.label = question.label_in(language)
+        self.help = question.help_in(language)
+        self.kind = question.kind
+        self.required = question.required or question.kind == "consent"
+        self.options = [(option.identifier, option.label_in(language)) for option in question.offered]
+        self.conditional = question.show_if is not None
+        self.condition = ""  # when it is asked, in words (answer_fields fills it for a conditional one)
+        self.is_parent = False  # other questions depend on its answer (answer_fields sets it)
+
+    @property
+    def chosen(self) -> list[str]:
+        value = self.value
+        return [str(item) for item in value] if isinstance(value, list) else [str(value)] if value else []
+
+
+def answers_from_post(questions: tuple[Any, ...], data: Any) -> dict[str, Any]:
+    """The answers a person's form post gives, in the JSON types the validator takes (a checkbox is
+    true or absent, several choices a list; everything else as typed). Only the asked questions'
+    fields are read: the form has no other."""
+    answers: dict[str, Any] = {}
+    for question in questions:
+        name = f"{ANSWER_PREFIX}{question.identifier}"
+        if question.kind in ("boolean", "consent"):
+            if question.kind == "boolean" and data.get(name) in ("true", "false"):
+                answers[question.identifier] = data.get(name) == "true"
+            elif question.kind == "consent" and data.get(name):
+                answers[question.identifier] = True
+        elif question.kind == "multi_choice":
+            chosen = data.getlist(name) if hasattr(data, "getlist") else data.get(name) or []
+            if chosen:
+                answers[question.identifier] = list(chosen)
+        elif data.get(name) not in (None, ""):
+            answers[question.identifier] = data.get(name)
+    return answers
+
+
+def answer_fields(
+    questions: tuple[Any, ...],
+    answers: dict[str, Any],
+    *,
+    errors: dict[str, list[dict[str, str]]] | None = None,
+    language: str | None,
+) -> list[AnswerField]:
+    """The page's fields for `questions` with `answers` (the person's, as typed or as stored), each
+    shown or not by its condition on those answers, with the refusal's errors in the person's words."""
+    fields = []
+    by_identifier = {question.identifier: question for question in questions}
+    parents = {question.show_if.question for question in questions if question.show_if is not None}
+    for question in questions:
+        problem = (errors or {}).get(f"answers.{question.identifier}")
+        error = str(ANSWER_ERRORS.get(problem[0]["code"], ANSWER_ERRORS["invalid"])) if problem else ""
+        shown = is_shown(question, answers)
+        field = AnswerField(
+            question, answers.get(question.identifier), shown=shown, error=error, language=language
+        )
+        field.is_parent = question.identifier in parents
+        parent = by_identifier.get(question.show_if.question) if question.show_if else None
+        if parent is not None and question.show_if is not None:
+            values = ", ".join(answer_text(parent, value, language) for value in question.show_if.values)
+            field.condition = _("Only if your answer to “%(question)s” is: %(values)s") % {
+                "question": parent.label_in(language),
+                "values": values,
+            }
+        fields.append(field)
+    return fields

@@ -18,12 +18,16 @@ from core.visitors import Mode
 
 from .choices import (
     ACTIVE_WAITLIST,
+    CHOICE_KINDS,
+    HOLDING_SEAT,
+    PARENT_KINDS,
     EventStatus,
     Level,
     Location,
     NotificationKind,
     NotificationStatus,
     Price,
+    QuestionKind,
     RegistrationStatus,
     StaffRole,
     WaitlistStatus,
@@ -61,7 +65,8 @@ class EventQuerySet(models.QuerySet["Event"]):
         return self.filter(BigramsCover(text), Q(title__icontains=text) | Q(summary__icontains=text))
 
     def with_seats(self) -> EventQuerySet:
-        """Annotate `confirmed_count`, `held_count` (seats held by waiting-list offers) and
+        """Annotate `confirmed_count` (registrations holding a seat: confirmed, or waiting for the
+        organisers' approval), `held_count` (seats held by waiting-list offers) and
         `seats_left` (None when unlimited) in the same query.
 
         Correlated subqueries rather than a join with GROUP BY: the database counts seats only for
@@ -70,9 +75,7 @@ class EventQuerySet(models.QuerySet["Event"]):
         """
         here = OuterRef("pk")
         return self.annotate(
-            confirmed_count=count_rows(
-                Registration.objects.filter(event=here, status=RegistrationStatus.CONFIRMED)
-            ),
+            confirmed_count=count_rows(Registration.objects.filter(event=here, status__in=HOLDING_SEAT)),
             held_count=count_rows(WaitlistEntry.objects.filter(event=here, status=WaitlistStatus.OFFERED)),
         ).annotate(seats_left=F("capacity") - F("confirmed_count") - F("held_count"))
 
@@ -158,6 +161,22 @@ class Event(models.Model):
     #: row. `with_seats()` stays the truth: a registration always reads both, and a counter that
     #: disagrees (rows written some other way: a bulk load, a cascade) is recounted, never trusted.
     seats_taken = models.PositiveIntegerField(_("seats taken"), default=0, editable=False)
+    requires_approval = models.BooleanField(
+        _("requires approval"),
+        default=False,
+        help_text=_("Each registration waits (holding its seat) until a manager approves or declines it."),
+    )
+    answers_close_at = models.DateTimeField(
+        _("answers can be changed until"),
+        null=True,
+        blank=True,
+        help_text=_("Empty: until the event starts. Set it to close changes to the answers earlier."),
+    )
+    #: The event's registration questions as every reader needs them (events/questions.py), kept from
+    #: the `Question` and `QuestionOption` rows whenever they change (events/signals.py). In the event's
+    #: own row so that a registration reads its questions in the statement that reads its seats: the
+    #: write keeps within its seven statements whatever the number of questions.
+    question_form = models.JSONField(_("questions as published"), default=list, editable=False, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
@@ -341,6 +360,11 @@ class Registration(models.Model):
     # NULL, not "": many registrations may have none (cancelled before tickets existed), and unique.
     ticket_code = models.CharField(max_length=40, unique=True, null=True, editable=False)  # noqa: DJ001
     ticket_issued_at = models.DateTimeField(_("ticket issued"), null=True, blank=True)
+    #: The person's answers to the event's questions, keyed by the question's identifier: each
+    #: `{"value": …, "label": …}`, the label being the question's (English) label when answered
+    #: (`events.questions.Answer`). In the registration's own row: a registration with answers is one
+    #: INSERT, however many questions the event asks; the retention empties it (RETENTION_ANSWERS_DAYS).
+    answers = models.JSONField(_("answers"), default=dict, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
@@ -351,7 +375,7 @@ class Registration(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["user", "event"],
-                condition=Q(status=RegistrationStatus.CONFIRMED),
+                condition=Q(status__in=HOLDING_SEAT),
                 name="registration_one_active_per_user_event",
             ),
             models.CheckConstraint(
@@ -365,7 +389,241 @@ class Registration(models.Model):
 
     @property
     def is_active(self) -> bool:
-        return self.status == RegistrationStatus.CONFIRMED
+        """It holds a seat: confirmed, or waiting for the organisers' approval."""
+        return self.status in HOLDING_SEAT
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status == RegistrationStatus.PENDING_APPROVAL
+
+
+MAX_QUESTIONS = 20  # per event
+MAX_OPTIONS = 50  # per question
+LABEL_MAX_LENGTH = 200
+TEXT_ANSWER_MAX_LENGTH = 1000
+IDENTIFIER_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
+identifier_validator = RegexValidator(
+    IDENTIFIER_PATTERN,
+    _("An identifier is a lowercase letter, then up to 39 lowercase letters, digits or underscores."),
+)
+
+
+class Question(models.Model):
+    """One question an event asks when a person registers. Programs and agents know it by its
+    `identifier` (stable: what answers are keyed by), people by its label. A question may be shown
+    only when one earlier question's answer is one of `show_if_values` (one level: the parent is a
+    choice, yes-or-no or consent question that has no condition itself). The rules over the whole
+    form (how many, conditions, what an answer changes) are checked by `clean` and the admin's
+    formset; what a reader needs is `Event.question_form`."""
+
+    event = models.ForeignKey(
+        Event, on_delete=models.CASCADE, related_name="questions", verbose_name=_("event")
+    )
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+    identifier = models.CharField(
+        _("identifier"),
+        max_length=40,
+        validators=[identifier_validator],
+        help_text=_("What programs and agents use for this question, e.g. dietary_need. Never shown."),
+    )
+    label_en = models.CharField(_("label (English)"), max_length=LABEL_MAX_LENGTH)
+    label_zh_hant = models.CharField(_("label (Traditional Chinese)"), max_length=LABEL_MAX_LENGTH)
+    help_en = models.CharField(_("help (English)"), max_length=LABEL_MAX_LENGTH, blank=True)
+    help_zh_hant = models.CharField(_("help (Traditional Chinese)"), max_length=LABEL_MAX_LENGTH, blank=True)
+    kind = models.CharField(_("kind"), max_length=20, choices=QuestionKind.choices)
+    required = models.BooleanField(_("required"), default=False)
+    min_length = models.PositiveSmallIntegerField(
+        _("shortest answer"), null=True, blank=True, validators=[MaxValueValidator(TEXT_ANSWER_MAX_LENGTH)]
+    )
+    max_length = models.PositiveSmallIntegerField(
+        _("longest answer"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(TEXT_ANSWER_MAX_LENGTH)],
+        help_text=_("Characters, for text answers; at most 1,000."),
+    )
+    min_value = models.DecimalField(
+        _("smallest number"), max_digits=12, decimal_places=2, null=True, blank=True
+    )
+    max_value = models.DecimalField(
+        _("largest number"), max_digits=12, decimal_places=2, null=True, blank=True
+    )
+    min_date = models.DateField(_("earliest date"), null=True, blank=True)
+    max_date = models.DateField(_("latest date"), null=True, blank=True)
+    show_if = models.ForeignKey(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="dependants",
+        verbose_name=_("show only when"),
+        help_text=_("Ask this question only when that question's answer is one of the values below."),
+    )
+    show_if_values = models.JSONField(
+        _("…is one of"),
+        default=list,
+        blank=True,
+        help_text=_('Option identifiers, or true / false for a yes-or-no question, e.g. ["yes", "maybe"].'),
+    )
+    staff_only = models.BooleanField(
+        _("organisers only"), default=False, help_text=_("Filled in and seen by the organisers only.")
+    )
+    show_at_door = models.BooleanField(_("show at the door"), default=False)
+
+    class Meta:
+        ordering = ["event", "position", "id"]
+        verbose_name = _("registration question")
+        verbose_name_plural = _("registration questions")
+        constraints = [
+            models.UniqueConstraint(fields=["event", "identifier"], name="question_identifier_once"),
+            models.CheckConstraint(condition=Q(kind__in=QuestionKind.values), name="question_kind_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.identifier} · {self.label_en}"
+
+    @property
+    def is_choice(self) -> bool:
+        return self.kind in CHOICE_KINDS
+
+    def clean(self) -> None:
+        """The question's own rules; those over the whole form are `Question.check_form`'s."""
+        super().clean()
+        errors: dict[str, Any] = {}
+        if self.min_length is not None and self.max_length is not None and self.min_length > self.max_length:
+            errors["min_length"] = _("The shortest answer cannot be longer than the longest.")
+        if self.min_value is not None and self.max_value is not None and self.min_value > self.max_value:
+            errors["min_value"] = _("The smallest number cannot be larger than the largest.")
+        if self.min_date is not None and self.max_date is not None and self.min_date > self.max_date:
+            errors["min_date"] = _("The earliest date cannot be after the latest.")
+        if self.show_if_id is not None:
+            if problem := self._condition_problem():
+                errors["show_if"] = problem
+        elif self.show_if_values:
+            errors["show_if_values"] = _("Values are only for a question shown on a condition.")
+        if not self._state.adding and self.has_answers():
+            before = Question.objects.filter(pk=self.pk).values_list("kind", flat=True).first()
+            if before is not None and before != self.kind:
+                errors["kind"] = _(
+                    "People have answered this question, so its kind cannot change: add a new question."
+                )
+        if errors:
+            raise ValidationError(errors)
+
+    def _condition_problem(self) -> Any:
+        parent = self.show_if
+        if parent is None:
+            return None
+        if parent.pk == self.pk or parent.event_id != self.event_id:
+            return _("A condition names another question of the same event.")
+        if parent.kind not in PARENT_KINDS:
+            return _("A condition depends on a choice, yes-or-no or consent question.")
+        if parent.show_if_id is not None:
+            return _("That question has a condition itself: conditions are one level deep.")
+        if not self._state.adding and self.dependants.exists():
+            return _("Other questions depend on this one, so it cannot have a condition itself.")
+        values = self.show_if_values
+        if not isinstance(values, list) or not values:
+            return _("Name the values that show this question.")
+        if parent.kind in CHOICE_KINDS:
+            known = set(parent.options.values_list("identifier", flat=True))
+            if not all(isinstance(value, str) and value in known for value in values):
+                return _("Each value must be one of that question's option identifiers.")
+        elif not all(isinstance(value, bool) for value in values):
+            return _("For a yes-or-no or consent question the values are true or false.")
+        return None
+
+    def has_answers(self) -> bool:
+        """Whether anyone has answered it (any registration, whatever its status)."""
+        return Registration.objects.filter(event_id=self.event_id, answers__has_key=self.identifier).exists()
+
+    def answered_values(self) -> set[str]:
+        """The option identifiers someone has chosen: those options can be hidden, never deleted."""
+        chosen: set[Any] = set()
+        rows = Registration.objects.filter(event_id=self.event_id, answers__has_key=self.identifier)
+        for answers in rows.values_list("answers", flat=True):
+            value = (answers.get(self.identifier) or {}).get("value")
+            chosen.update(value if isinstance(value, list) else [value])
+        return {value for value in chosen if isinstance(value, str)}
+
+
+class QuestionOption(models.Model):
+    """One answer a choice question offers. `hidden`: no longer offered (an answered option is hidden,
+    never deleted, so the answers that chose it keep their meaning)."""
+
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="options", verbose_name=_("question")
+    )
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+    identifier = models.CharField(_("identifier"), max_length=40, validators=[identifier_validator])
+    label_en = models.CharField(_("label (English)"), max_length=LABEL_MAX_LENGTH)
+    label_zh_hant = models.CharField(_("label (Traditional Chinese)"), max_length=LABEL_MAX_LENGTH)
+    hidden = models.BooleanField(_("hidden"), default=False, help_text=_("No longer offered."))
+
+    class Meta:
+        ordering = ["question", "position", "id"]
+        verbose_name = _("option")
+        verbose_name_plural = _("options")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["question", "identifier"], name="question_option_identifier_once"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.identifier} · {self.label_en}"
+
+
+def question_form(event: Event) -> list[dict[str, Any]]:
+    """The event's questions as `Event.question_form` keeps them: plain data, in their order, each
+    with its options (labels in both languages; events/questions.py reads it)."""
+    questions = list(
+        Question.objects.filter(event=event).select_related("show_if").prefetch_related("options")
+    )
+    return [
+        {
+            "identifier": question.identifier,
+            "kind": question.kind,
+            "required": question.required,
+            "label": {"en": question.label_en, "zh-hant": question.label_zh_hant},
+            "help": {"en": question.help_en, "zh-hant": question.help_zh_hant},
+            "minLength": question.min_length,
+            "maxLength": question.max_length,
+            "minimum": _number(question.min_value),
+            "maximum": _number(question.max_value),
+            "minDate": question.min_date.isoformat() if question.min_date else None,
+            "maxDate": question.max_date.isoformat() if question.max_date else None,
+            "showIf": (
+                {"question": question.show_if.identifier, "values": list(question.show_if_values)}
+                if question.show_if is not None
+                else None
+            ),
+            "staffOnly": question.staff_only,
+            "showAtDoor": question.show_at_door,
+            "options": [
+                {
+                    "identifier": option.identifier,
+                    "label": {"en": option.label_en, "zh-hant": option.label_zh_hant},
+                    "hidden": option.hidden,
+                }
+                for option in question.options.all()
+            ],
+        }
+        for question in questions
+    ]
+
+
+def _number(value: Any) -> int | float | None:
+    if value is None:
+        return None
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
+def refresh_question_form(event_id: int) -> None:
+    """Write the event's `question_form` from its rows (after any change to a question or option)."""
+    event = Event.objects.filter(pk=event_id).first()
+    if event is not None:
+        Event.objects.filter(pk=event_id).update(question_form=question_form(event))
 
 
 class EventStaff(models.Model):

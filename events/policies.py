@@ -196,6 +196,19 @@ def may_save(event: EventFacts, visitor: VisitorFacts) -> Answer:
     return _visible(event)
 
 
+def may_change_answers(event: EventFacts, *, closes_at: datetime | None, now: datetime) -> bool:
+    """A person may change their answers until the event starts, or until the earlier time its
+    organisers closed changes at (`closes_at`)."""
+    if event.has_started(now):
+        return False
+    return closes_at is None or now < closes_at
+
+
+def may_decide_approval(staff: StaffFacts) -> Answer:
+    """Approve or decline a registration waiting for approval: the event's managers (and superusers)."""
+    return may_manage_event(staff)
+
+
 @dataclass(frozen=True)
 class Permissions:
     """What a page may offer one visitor for one event: its buttons and its tools."""

@@ -29,7 +29,7 @@ from core.errors import AuthRequired
 from core.statements import StatementCache
 from core.visitors import Visitor
 
-from .choices import ACTIVE_WAITLIST, RegistrationStatus, WaitlistStatus
+from .choices import ACTIVE_WAITLIST, HOLDING_SEAT, RegistrationStatus, WaitlistStatus
 from .errors import EventNotFound
 from .models import (
     Event,
@@ -244,6 +244,13 @@ def _instants(values: Iterable[Any]) -> tuple[str | None, ...]:
         moment = datetime.fromisoformat(value) if isinstance(value, str) else value
         instants.append((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC).isoformat())
     return tuple(instants)
+
+
+def question_form(*, event_id: str) -> list[dict[str, Any]]:
+    """The public event's registration questions as kept in its row (`Event.question_form`); none for
+    an event that does not exist (the action then answers its 404)."""
+    found = Event.objects.public().filter(public_id=event_id).values_list("question_form", flat=True).first()
+    return found or []
 
 
 def event_revision(*, event_id: str, now: datetime | None = None) -> tuple[Any, ...] | None:
@@ -519,7 +526,7 @@ def list_registrations(*, visitor: Visitor, include_cancelled: bool = True) -> l
         raise AuthRequired()
     registrations = Registration.objects.filter(user=visitor.user)
     if not include_cancelled:
-        registrations = registrations.filter(status=RegistrationStatus.CONFIRMED)
+        registrations = registrations.filter(status__in=HOLDING_SEAT)
     # One statement: the registrations' cards and answers need no seat counts.
     return list(registrations.select_related("event").order_by("-updated_at", "-id"))
 

@@ -1,9 +1,10 @@
-"""Keep deleted events' public ids retired so no later event can take them; queue the periodic tasks."""
+"""Keep deleted events' public ids retired so no later event can take them; keep each event's published
+question form equal to its question rows; queue the periodic tasks."""
 
-from django.db.models.signals import post_delete
+from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from .models import Event, RetiredEventId
+from .models import Event, Question, QuestionOption, RetiredEventId, refresh_question_form
 
 
 @receiver(post_delete, sender=Event, dispatch_uid="retire_event_public_id")
@@ -21,3 +22,18 @@ def schedule_waitlist_sweep(sender, using: str = "default", **kwargs) -> None:
 
     schedule_sweep()
     schedule_reminders()
+
+
+@receiver(post_save, sender=Question, dispatch_uid="question_form_after_question_saved")
+@receiver(post_delete, sender=Question, dispatch_uid="question_form_after_question_deleted")
+def question_changed(sender, instance: Question, **kwargs) -> None:
+    """Every change to a question reaches the form its event's readers use (`Event.question_form`)."""
+    refresh_question_form(instance.event_id)
+
+
+@receiver(post_save, sender=QuestionOption, dispatch_uid="question_form_after_option_saved")
+@receiver(post_delete, sender=QuestionOption, dispatch_uid="question_form_after_option_deleted")
+def option_changed(sender, instance: QuestionOption, **kwargs) -> None:
+    event_id = Question.objects.filter(pk=instance.question_id).values_list("event_id", flat=True).first()
+    if event_id is not None:
+        refresh_question_form(event_id)

@@ -35,6 +35,8 @@ urlpatterns = [
     path("events/<str:event_id>/", views.event_detail, name="event-detail"),
     path("events/<str:event_id>/calendar.ics", views.event_ics, name="event-ics"),
     *(_write_route(row) for row in ACTIONS.values() if row.page is not None),
+    # The registration form's questions redrawn for the answers so far (htmx: a conditional one appears).
+    path("events/<str:event_id>/register/questions/", views.register_questions, name="register-questions"),
     # The door: the check-in page and its forms (web/door.py); check-in-attendee takes a typed or scanned
     # code or a person chosen from the list (the one row takes either), find-attendee a name or e-mail.
     path("events/<str:event_id>/check-in/", door.check_in, name="check-in"),

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from events.activity import write_rows
 from events.choices import EventStatus, Level, Location, Price, RegistrationStatus
-from events.models import Activity, Event, Registration, SavedEvent, WaitlistEntry
+from events.models import Activity, Event, Question, QuestionOption, Registration, SavedEvent, WaitlistEntry
 from events.services.ledger import recount_seats
 
 
@@ -102,3 +102,41 @@ class WaitlistEntryFactory(SeatRowFactory):
 
     user = factory.SubFactory(UserFactory)
     event = factory.SubFactory(EventFactory)
+
+
+class QuestionFactory(factory.django.DjangoModelFactory):
+    """A registration question (optional short text unless told); its event's form follows (signals)."""
+
+    class Meta:
+        model = Question
+
+    event = factory.SubFactory(EventFactory)
+    position = factory.Sequence(lambda n: n)
+    identifier = factory.Sequence(lambda n: f"question_{n}")
+    label_en = factory.Sequence(lambda n: f"Question {n}")
+    label_zh_hant = factory.Sequence(lambda n: f"問題 {n}")
+    kind = "text"
+    required = False
+
+
+class QuestionOptionFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = QuestionOption
+
+    question = factory.SubFactory(QuestionFactory, kind="single_choice")
+    position = factory.Sequence(lambda n: n)
+    identifier = factory.Sequence(lambda n: f"option_{n}")
+    label_en = factory.Sequence(lambda n: f"Option {n}")
+    label_zh_hant = factory.Sequence(lambda n: f"選項 {n}")
+
+
+def choice_question(event, identifier: str, options: list[str], **fields) -> Question:
+    """A choice question of `event` with these option identifiers (labels derived from them)."""
+    question = QuestionFactory(
+        event=event, identifier=identifier, kind=fields.pop("kind", "single_choice"), **fields
+    )
+    for option in options:
+        QuestionOptionFactory(
+            question=question, identifier=option, label_en=option.title(), label_zh_hant=option
+        )
+    return question

@@ -181,7 +181,7 @@ def test_admin_event_change_ignores_a_posted_public_id(admin_client, event):
 #: waiting list and e-mails).
 EMPTY_INLINES = {
     f"{prefix}-{field}": "0"
-    for prefix in ("staff", "registrations", "waitlist", "notifications")
+    for prefix in ("staff", "questions", "registrations", "waitlist", "notifications")
     for field in ("TOTAL_FORMS", "INITIAL_FORMS")
 }
 

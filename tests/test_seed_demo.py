@@ -161,3 +161,21 @@ def test_seed_demo_has_no_published_agent_event_in_kaohsiung_paid_advanced():
     for dropped in combination:
         rest = {name: value for name, value in combination.items() if name != dropped}
         assert upcoming.matching("Agent").filter(**rest).exists(), f"nothing without {dropped}"
+
+
+@pytest.mark.django_db
+def test_seed_demo_has_events_with_questions_and_one_that_requires_approval():
+    from events.models import Question
+    from events.questions import form_of
+
+    call_command("seed_demo", verbosity=0)
+    call_command("seed_demo", verbosity=0)  # twice: the questions are not doubled
+    asking = Event.objects.filter(status="published", questions__isnull=False).distinct()
+    assert asking.count() >= 3
+    specs = [spec for event in asking for spec in form_of(event.question_form)]
+    assert any(s.kind == "single_choice" and s.required for s in specs)
+    assert any(s.show_if is not None for s in specs)
+    assert any(s.kind == "consent" for s in specs)
+    assert any(s.show_at_door for s in specs)
+    assert Question.objects.count() == len(specs)
+    assert Event.objects.filter(status="published", requires_approval=True).exists()

@@ -79,6 +79,19 @@ class McpCall:
     final: bool = True
 
 
+@dataclass(frozen=True)
+class McpForm:
+    """What a call still needs from the person, which a client with form elicitation can ask them:
+    `schema`'s flat properties (MCP's primitive subset, in the person's words and language) are put
+    into the call's `argument` object (e.g. `answers`), asked together with the confirmation."""
+
+    argument: str
+    message: str
+    properties: dict[str, Any]
+    required: tuple[str, ...] = ()
+    confirm_title: str = "Yes, do it"
+
+
 @dataclass
 class McpAnswer:
     body: dict[str, Any]  # the API's body or the error envelope
@@ -90,6 +103,8 @@ class McpAnswer:
     #: the scope), which is what makes an MCP client start the person's sign-in; a tool error in a 200
     #: never does.
     status: int | None = None
+    #: A refusal the person can lift by answering this form (asked when the client can elicit forms).
+    form: McpForm | None = None
 
 
 Caller = Callable[[McpCall], McpAnswer]
@@ -187,12 +202,18 @@ def confirmation_matches(token: str, *, principal: str, tool: str, arguments: di
 REQUEST_STATE_SALT = "webmcp.mcp.request-state"
 
 
-def seal_request_state(*, principal: str, tool: str, arguments: dict[str, Any]) -> str:
+def seal_request_state(
+    *, principal: str, tool: str, arguments: dict[str, Any], carry: dict[str, Any] | None = None
+) -> str:
     """The `requestState` sent with the question to the person: an HMAC (Django's signing, keyed with
     SECRET_KEY) over the caller, the tool, its exact arguments, an expiry and a one-time id. The
-    person's answer counts only when it comes back with this state, unaltered, in time, and once."""
+    person's answer counts only when it comes back with this state, unaltered, in time, and once.
+    `carry` is what a form's next round needs (the argument it fills, what was typed so far), sealed
+    with the rest and read back by `carried_state` once the state is spent."""
     expires = int(time.time()) + CONFIRMATION_MAX_AGE
     state = {"p": principal, "t": tool, "a": _digest(arguments), "e": expires, "n": secrets.token_urlsafe(16)}
+    if carry:
+        state["x"] = carry
     return signing.dumps(state, salt=REQUEST_STATE_SALT, compress=True)
 
 
@@ -224,6 +245,16 @@ def spend_request_state(
     return None
 
 
+def carried_state(state: str | None) -> dict[str, Any]:
+    """What `seal_request_state` carried in `state`; read only after `spend_request_state` accepted it."""
+    try:
+        data = signing.loads(state or "", salt=REQUEST_STATE_SALT, max_age=CONFIRMATION_MAX_AGE)
+    except signing.BadSignature:
+        return {}
+    carried = data.get("x") if isinstance(data, dict) else None
+    return carried if isinstance(carried, dict) else {}
+
+
 # ── the SDK server ────────────────────────────────────────────────────────────────────────────
 
 
@@ -249,11 +280,11 @@ def build_server(call: Caller) -> Server:
         current = _current.get()
         assert current is not None, "the MCP view sets the request"
         arguments = dict(params.arguments or {})
+        state: dict[str, Any] = {}  # a form's round: the argument it fills, what the person typed so far
 
         async def run(*, confirmed: bool = True, final: bool = True) -> McpAnswer:
-            answer = await sync_to_async(call)(
-                McpCall(declaration, arguments, current.http, confirmed, final)
-            )
+            given = _with_collected(arguments, state)
+            answer = await sync_to_async(call)(McpCall(declaration, given, current.http, confirmed, final))
             current.headers.update(answer.headers)
             if answer.status is not None:
                 current.status = answer.status
@@ -264,16 +295,33 @@ def build_server(call: Caller) -> Server:
         confirmation = arguments.pop(CONFIRMATION_PARAM, None)
         answers = params.input_responses or {}
         who = current.principal
+        elicitation = ctx.session.client_capabilities and ctx.session.client_capabilities.elicitation
+        can_ask = bool(elicitation) and getattr(elicitation, "form", None) is not None
         if ELICIT_KEY in answers:  # the person answered the question we asked, if the state says so
             refused = spend_request_state(
                 params.request_state, principal=who, tool=declaration.name, arguments=arguments
             )
             if refused is not None:
                 return _refusal(refused, await run(confirmed=False, final=False))
+            state = carried_state(params.request_state)
             reply = answers[ELICIT_KEY]
             if isinstance(reply, types.ElicitResult) and reply.action == "accept":
                 content = reply.content if isinstance(reply.content, dict) else {}
                 if content.get(ELICIT_KEY) is True:
+                    if state.get("argument"):  # what they typed goes into the call, then it is asked again
+                        typed = _collect(state, content)
+                        if (
+                            typed == state
+                        ):  # nothing typed: no second round; the refusal lists what is missing
+                            return _result(await run(confirmed=False))
+                        state = typed
+                        preview = await run(confirmed=False)
+                        if preview.form is not None and can_ask:
+                            return _ask_form(
+                                declaration.name, preview.form, state, who=who, arguments=arguments
+                            )
+                        if preview.is_error:
+                            return _result(preview)
                     return _result(await run())
             return _refusal(DECLINED, await run(confirmed=False, final=False))
         if isinstance(confirmation, str) and confirmation:
@@ -281,10 +329,12 @@ def build_server(call: Caller) -> Server:
                 return _result(await run())
             return _refusal(STALE_CONFIRMATION, await run(confirmed=False, final=False))
         preview = await run(confirmed=False)
+        if preview.form is not None and can_ask:
+            first_round = {"argument": preview.form.argument, "collected": {}}
+            return _ask_form(declaration.name, preview.form, first_round, who=who, arguments=arguments)
         if preview.is_error or not preview.preview:
             return _result(preview)
-        elicitation = ctx.session.client_capabilities and ctx.session.client_capabilities.elicitation
-        if elicitation is not None and elicitation and getattr(elicitation, "form", None) is not None:
+        if can_ask:
             question = types.ElicitRequest(
                 params=types.ElicitRequestFormParams(
                     message=preview.preview,
@@ -295,8 +345,8 @@ def build_server(call: Caller) -> Server:
                     },
                 )
             )
-            state = seal_request_state(principal=who, tool=declaration.name, arguments=arguments)
-            return types.InputRequiredResult(input_requests={ELICIT_KEY: question}, request_state=state)
+            sealed = seal_request_state(principal=who, tool=declaration.name, arguments=arguments)
+            return types.InputRequiredResult(input_requests={ELICIT_KEY: question}, request_state=sealed)
         token = confirmation_token(principal=who, tool=declaration.name, arguments=arguments)
         extra = {"preview": preview.preview, CONFIRMATION_PARAM: token}
         return _refusal({**CONFIRMATION_NEEDED, **extra}, preview)
@@ -326,6 +376,40 @@ def build_server(call: Caller) -> Server:
 def server_name() -> str:
     """The project's name for its MCP server (`WEBMCP_SERVER_NAME`)."""
     return str(getattr(settings, "WEBMCP_SERVER_NAME", DEFAULT_SERVER_NAME))
+
+
+def _collect(state: dict[str, Any], content: dict[str, Any]) -> dict[str, Any]:
+    typed = {key: value for key, value in content.items() if key != ELICIT_KEY}
+    return {**state, "collected": {**(state.get("collected") or {}), **typed}}
+
+
+def _with_collected(arguments: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+    """The call's arguments with what the person typed put into the form's argument object."""
+    argument, collected = state.get("argument"), state.get("collected")
+    if not isinstance(argument, str) or not isinstance(collected, dict) or not collected:
+        return arguments
+    given = arguments.get(argument)
+    return {**arguments, argument: {**(given if isinstance(given, dict) else {}), **collected}}
+
+
+def _ask_form(
+    tool: str, form: McpForm, state: dict[str, Any], *, who: str, arguments: dict[str, Any]
+) -> types.InputRequiredResult:
+    """Ask the person the form and the confirmation in one go (a flat object of primitives)."""
+    properties = {**form.properties, ELICIT_KEY: {"type": "boolean", "title": form.confirm_title}}
+    question = types.ElicitRequest(
+        params=types.ElicitRequestFormParams(
+            message=form.message,
+            requested_schema={
+                "type": "object",
+                "properties": properties,
+                "required": [*form.required, ELICIT_KEY],
+            },
+        )
+    )
+    round_state = {"argument": form.argument, "collected": state.get("collected") or {}}
+    sealed = seal_request_state(principal=who, tool=tool, arguments=arguments, carry=round_state)
+    return types.InputRequiredResult(input_requests={ELICIT_KEY: question}, request_state=sealed)
 
 
 def _bound_principal(ctx: Any) -> str:

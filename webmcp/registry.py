@@ -188,6 +188,12 @@ class ToolDeclaration:
     #: at all (False: anonymous clients may call it, a token only adds who is asking).
     auth_scope: str = ""
     auth_required: bool = False
+    #: A route-bound tool whose input depends on the page's object (one event's questions): the JSON
+    #: Schema of what it takes on this page, built from the request's context (the page's state, which
+    #: its view fills); None, or a None answer, when it takes nothing there. The app builds it from its
+    #: own data, never from text its users wrote (`check_route_schema` refuses a schema with text an
+    #: agent would read as ours: titles, descriptions, examples).
+    route_schema: Callable[[ToolContext], dict[str, Any] | None] | None = None
 
     def __post_init__(self) -> None:
         # Accept a list for convenience but keep the declaration immutable and hashable.
@@ -207,16 +213,50 @@ class ToolDeclaration:
         """The schema of the full input, as the serializer validates it."""
         return input_schema(self.input_serializer)
 
-    def schema_for(self, binding: Binding) -> dict[str, Any]:
+    def schema_for(self, binding: Binding, context: ToolContext | None = None) -> dict[str, Any]:
         """The input an agent gives through `binding`: a route-bound tool takes nothing, its one
-        parameter is the page's object."""
+        parameter is the page's object, unless its `route_schema` says what it takes on this page
+        (`context`: the request; without one, the declaration's own schema)."""
         if binding is Binding.ROUTE:
-            return empty_object_schema()
+            return self.route_input(context)
         return self.input_schema()
+
+    def route_input(self, context: ToolContext | None) -> dict[str, Any]:
+        """What the tool takes on the page of `context` when bound to its route."""
+        if self.route_schema is None or context is None:
+            return empty_object_schema()
+        schema = self.route_schema(context)
+        if schema is None:
+            return empty_object_schema()
+        check_route_schema(self.name, schema)
+        return schema
 
 
 class RegistryError(ImproperlyConfigured):
     """A tool declaration that cannot work; raised as early as it can be detected."""
+
+
+#: Keywords whose values an agent reads as words: a schema built from an app's data must not carry
+#: them (its users' text would become the tool's own words).
+TEXT_KEYWORDS = frozenset({"title", "description", "examples", "default", "$comment", "deprecated"})
+
+
+def check_route_schema(tool: str, schema: Any) -> None:
+    """A route schema is an object schema with no free text in it, or a `RegistryError`."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        raise RegistryError(f"Tool {tool!r}: a route schema is a JSON Schema of type object.")
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in TEXT_KEYWORDS and where != "properties":
+                    raise RegistryError(f"Tool {tool!r}: its route schema carries text ({key!r}).")
+                walk(value, key)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item, where)
+
+    walk(schema, "")
 
 
 class DuplicateToolError(RegistryError):
@@ -343,6 +383,9 @@ class Registry:
                         "endpoint": tool.endpoint,
                         "method": tool.method,
                         "routeParam": tool.route_param,
+                        # Whether its page input depends on the page's object (the hook's output is not
+                        # part of the tool set: it varies per page).
+                        "routeSchema": tool.route_schema is not None,
                         "inputSchema": tool.input_schema(),
                         "exposures": sorted(exposures, key=_canonical_json),
                     }
@@ -379,7 +422,7 @@ class Registry:
         if tool.title:
             entry["title"] = str(tool.title)
         entry["description"] = str(tool.description)
-        entry["inputSchema"] = tool.schema_for(exposure.binding)
+        entry["inputSchema"] = tool.schema_for(exposure.binding, context)
         if tool.annotations:
             entry["annotations"] = tool.annotations
         entry["binding"] = exposure.binding.value

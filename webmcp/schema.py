@@ -137,6 +137,12 @@ def _boolean_schema(serializer_class: type, name: str, field: serializers.Boolea
     return {"type": "boolean"}
 
 
+def _object_schema(serializer_class: type, name: str, field: serializers.DictField) -> dict[str, Any]:
+    """An object whose keys the server checks itself (a route-bound tool may say more on its page:
+    `ToolDeclaration.route_schema`)."""
+    return {"type": "object"}
+
+
 def _json_number(value: int | float | Decimal) -> int | float:
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
@@ -175,4 +181,5 @@ _BUILDERS: dict[type[serializers.Field], Callable[[type, str, Any], dict[str, An
     serializers.FloatField: _number_schema("number"),
     serializers.DecimalField: _number_schema("number"),
     serializers.BooleanField: _boolean_schema,
+    serializers.DictField: _object_schema,
 }

@@ -12,13 +12,22 @@ row's preview first: the refusals the use case would give come now, else one sen
 
 from __future__ import annotations
 
+from django.utils import translation
+from django.utils.translation import gettext as _
+
 from core.envelope import error_headers
-from core.errors import AuthRequired, InsufficientScope
+from core.errors import AuthRequired, DomainError, InsufficientScope
 from core.visitors import Mode, Visitor
-from webmcp.mcp import McpAnswer, McpCall
+from webmcp.mcp import McpAnswer, McpCall, McpForm
 
 from .. import selectors
 from ..actions import ACTIONS, Caller, perform, preview_first
+from ..errors import AnswersInvalid, EventNotFound
+from ..questions import elicitation_property, form_of
+
+#: The refusals of an answer that the person can put right by answering (not an agent's unknown key).
+ASKABLE = frozenset({"missing", "must_accept", "invalid", "too_long", "too_short", "too_small", "too_large"})
+ASKABLE |= {"too_early", "too_late", "not_an_option"}
 
 
 def answer(
@@ -53,5 +62,35 @@ def answer(
             error.extra.setdefault("scope", action.scope or "")
             status = error.http_status
         headers = error_headers(error, resource_metadata=resource_metadata)
-        return McpAnswer(performed.body(state_version=version), is_error=True, headers=headers, status=status)
+        form = _answers_form(call, error, visitor) if not call.confirmed else None
+        body = performed.body(state_version=version)
+        return McpAnswer(body, is_error=True, headers=headers, status=status, form=form)
     return McpAnswer(performed.body(), preview=performed.preview or "")
+
+
+def _answers_form(call: McpCall, error: DomainError, visitor: Visitor) -> McpForm | None:
+    """The questions the person must still answer (shown ones only, in their language), when every
+    problem is one they can put right: a client with form elicitation asks them with the confirmation;
+    the dependants an answer reveals come in the next round."""
+    if not isinstance(error, AnswersInvalid):
+        return None
+    problems = error.extra.get("fields", {})
+    codes = {key.removeprefix("answers."): entries[0]["code"] for key, entries in problems.items()}
+    if not codes or not set(codes.values()) <= ASKABLE:
+        return None
+    try:
+        details = selectors.get_event_details(visitor=visitor, event_id=call.arguments.get("event_id", ""))
+    except (EventNotFound, DomainError):
+        return None
+    language = translation.get_language()
+    asked = [q for q in form_of(details.event.question_form) if q.identifier in codes and not q.staff_only]
+    if not asked:
+        return None
+    title = details.event.title
+    return McpForm(
+        argument="answers",
+        message=_("To register for “%(title)s”, please answer the organisers' questions.") % {"title": title},
+        properties={q.identifier: elicitation_property(q, language) for q in asked},
+        required=tuple(q.identifier for q in asked),
+        confirm_title=_("Yes, register me"),
+    )

@@ -21,7 +21,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from rest_framework.serializers import Serializer
 
-from core.errors import InvalidInput
+from core.errors import InvalidInput, UnknownParameter
 from core.inputs import nothing_but
 from core.visitors import Mode, claimed_mode, with_token
 from webmcp.registry import registry
@@ -75,7 +75,11 @@ def write(request: HttpRequest, event_id: str, action: str) -> HttpResponse:
     row = ACTIONS[action]
     if row.anonymous_token:
         with_token(request)
-    data = nothing_but({"event_id": event_id}, lambda: _tool_body(request))  # the route names the event
+    data: Any
+    if set(row.input._declared_fields) - {"event_id"}:  # it takes more than the page's event (answers)
+        data = lambda: _besides_the_event(request, event_id)  # noqa: E731 (read when perform checks it)
+    else:
+        data = nothing_but({"event_id": event_id}, lambda: _tool_body(request))  # the route names the event
     performed = perform(row, tool_caller(request, writes=True), data)
     if performed.error is not None:
         return _refusal(performed)
@@ -83,6 +87,18 @@ def write(request: HttpRequest, event_id: str, action: str) -> HttpResponse:
     origin = urlsplit(calling_page(request))
     response = builders.redraw(request, performed.arguments["event_id"], origin, card=True)
     return with_tool_result(response, performed.body())
+
+
+def _besides_the_event(request: HttpRequest, event_id: str) -> dict[str, Any]:
+    """A write's body with the route's event: what the tool takes besides it (register_event's
+    answers). The event is the page's, so `event_id` in the body is a parameter the tool does not take."""
+    body = dict(_tool_body(request))
+    if "event_id" in body:
+        raise UnknownParameter(
+            "Unknown parameter(s): event_id.",
+            extra={"fields": {"event_id": ["This parameter is not accepted."]}},
+        )
+    return {**body, "event_id": event_id}
 
 
 def _tool_body(request: HttpRequest) -> Mapping[str, Any]:

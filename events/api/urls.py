@@ -19,6 +19,16 @@ urlpatterns = [
     path("me/registrations", views.RegistrationListApi.as_view(), name="api-list-registrations"),
     path("me/waitlist", views.WaitlistListApi.as_view(), name="api-list-waitlist"),
     *(path(route, view.as_view(), name=name) for route, (name, view) in views.ACTION_ROUTES.items()),
+    path(
+        "registrations/<int:registration_id>/approve",
+        views.ApproveRegistrationApi.as_view(),
+        name="api-approve-registration",
+    ),
+    path(
+        "registrations/<int:registration_id>/decline",
+        views.DeclineRegistrationApi.as_view(),
+        name="api-decline-registration",
+    ),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", docs_view, name="api-docs"),
 ]

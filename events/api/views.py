@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.http import QueryDict
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
@@ -23,10 +24,12 @@ from events import selectors
 from events.actions import ACTIONS, Caller, Performed, perform
 from events.contract import (
     CheckInApiInput,
+    DecisionOutput,
     EventDetailsOutput,
     EventSearchPageInput,
     FindAttendeeInput,
     NoInput,
+    RegistrationInput,
     RegistrationListOutput,
     SavedListOutput,
     SearchOutput,
@@ -103,11 +106,15 @@ def _perform(
         others = [request.query_params] if reads else [request.query_params, lambda: request.data]
         return perform(action, caller, nothing_but(path, *others), options=options)
 
-    # From the query of a read, the body of a write (one that cannot be read is refused here, before
-    # the call, as every body is: MALFORMED_REQUEST, no Activity row); the rest must be empty.
-    given, rest = _taken(request.query_params if reads else request.data, _keys(takes))
-    others = [rest] if reads else [request.query_params, rest]
-    return perform(action, caller, nothing_but({**path, **given}, *others), input=takes, options=options)
+    def read() -> dict[str, Any]:
+        # From the query of a read, the body of a write, read when `perform` reads its input (after the
+        # token's scope and the write rate; a body that cannot be read is refused then, as every body
+        # is: MALFORMED_REQUEST, no Activity row); the rest must be empty.
+        given, rest = _taken(request.query_params if reads else request.data, _keys(takes))
+        others = [rest] if reads else [request.query_params, rest]
+        return nothing_but({**path, **given}, *others)()
+
+    return perform(action, caller, read, input=takes, options=options)
 
 
 def _answer(performed: Performed, *, state_version: int | None = None) -> Response:
@@ -327,9 +334,21 @@ class RegistrationApi(IdempotentWrites):
         (400, 401, 403, 404, 409, 429, 503),
         "Register the signed-in visitor (idempotent: a second call says alreadyRegistered)",
         success=(200, 201),
+        request=schema.body(
+            RegistrationInput,
+            "RegistrationBody",
+            "The person's answers to the event's questions (GET /api/events/{event_id} lists them and "
+            "gives `answersSchema`); no body for an event without questions.",
+        ),
+        description=(
+            "Answers are checked against the event's questions: a refusal is 400 ANSWERS_INVALID with "
+            "`fields` keyed `answers.<identifier>`, each with its `code` (missing, invalid, too_long, "
+            "not_an_option, must_accept, unknown, …), and nothing is written. An event that requires "
+            "approval answers `pendingApproval: true`: the seat is held until its managers decide."
+        ),
     )
     def post(self, request: Request, event_id: str) -> Response:
-        return _run(request, "register_event", event_id)
+        return _run(request, "register_event", event_id, takes=RegistrationInput)
 
     @documented(
         "cancel_registration",
@@ -338,6 +357,23 @@ class RegistrationApi(IdempotentWrites):
     )
     def delete(self, request: Request, event_id: str) -> Response:
         return _run(request, "cancel_registration", event_id)
+
+
+class RegistrationAnswersApi(IdempotentWrites):
+    # `events/<event_id>/registration/answers`: the signed-in visitor's answers to the event's questions.
+
+    permission_classes: list[type] = []
+
+    @documented(
+        "update_registration_answers",
+        (400, 401, 403, 404, 409, 429, 503),
+        "Replace the signed-in visitor's answers (until the event starts or changes close)",
+        request=schema.body(
+            RegistrationInput, "AnswersBody", "All the person's answers, as at registration."
+        ),
+    )
+    def put(self, request: Request, event_id: str) -> Response:
+        return _run(request, "update_registration_answers", event_id, takes=RegistrationInput)
 
 
 class WaitlistApi(IdempotentWrites):
@@ -413,6 +449,59 @@ class CheckInApi(IdempotentWrites):
 ACTION_ROUTES: dict[str, tuple[str, type[APIView]]] = {
     "me/saved/<str:event_id>": ("api-save-event", SavedEventApi),
     "events/<str:event_id>/registration": ("api-registration", RegistrationApi),
+    "events/<str:event_id>/registration/answers": ("api-update-registration-answers", RegistrationAnswersApi),
     "events/<str:event_id>/waitlist": ("api-waitlist", WaitlistApi),
     "events/<str:event_id>/check-ins": ("api-check-ins", CheckInApi),
 }
+
+
+# ── Approval: an event's managers decide on the registrations waiting for it ───────────────────
+
+REGISTRATION_ID = OpenApiParameter(
+    "registration_id",
+    {"type": "integer", "minimum": 1},
+    OpenApiParameter.PATH,
+    description="The registration's id.",
+)
+
+
+def _decide(request: Request, name: str, registration_id: int) -> Response:
+    """`approve_registration` or `decline_registration` on the path's registration (nothing else)."""
+    token = request.auth if hasattr(request.auth, "scopes") else None
+    caller = Caller(
+        visitor=request.visitor,
+        channel=Mode.API,
+        claimed=claimed_mode(request),
+        scopes=frozenset(token.scopes) if token is not None else None,
+        rate_request=request,
+    )
+    data = nothing_but({"registration_id": registration_id}, request.query_params, lambda: request.data)
+    return _answer(perform(ACTIONS[name], caller, data))
+
+
+class ApproveRegistrationApi(APIView):
+    permission_classes: list[type] = []
+
+    @schema.operation(
+        "approve_registration",
+        parameters=[REGISTRATION_ID],
+        request=None,
+        responses=schema.responses(DecisionOutput, 400, 401, 403, 404, 409, 429, 503),
+        summary="Approve a registration waiting for approval (the event's managers, signed in)",
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        return _decide(request, "approve_registration", registration_id)
+
+
+class DeclineRegistrationApi(APIView):
+    permission_classes: list[type] = []
+
+    @schema.operation(
+        "decline_registration",
+        parameters=[REGISTRATION_ID],
+        request=None,
+        responses=schema.responses(DecisionOutput, 400, 401, 403, 404, 409, 429, 503),
+        summary="Decline a registration waiting for approval; its seat goes to whoever waits first",
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        return _decide(request, "decline_registration", registration_id)

@@ -31,6 +31,7 @@ from django.utils import timezone, translation
 from .. import qr
 from ..choices import EventStatus, NotificationKind
 from ..models import Notification
+from ..questions import shown_answers
 from . import ics
 
 
@@ -61,6 +62,8 @@ def build_message(notification: Notification) -> EmailMessage:
         registration = notification.registration
         if registration is not None and registration.is_active and registration.ticket_code:
             context["ticket_code"] = registration.ticket_code  # the holder's own channel: shown as text
+        if registration is not None:
+            context["answers"] = shown_answers(registration, translation.get_language())
         if notification.entry is not None and notification.entry.expires_at is not None:
             context["expires_at"] = timezone.localtime(notification.entry.expires_at)
         name = TEMPLATES[NotificationKind(notification.kind)]
@@ -207,6 +210,9 @@ TICKET_CID = "<ticket@agentready-events>"
 
 TEMPLATES = {
     NotificationKind.REGISTRATION_CONFIRMED: "registration",
+    NotificationKind.REGISTRATION_PENDING: "registration_pending",
+    NotificationKind.REGISTRATION_APPROVED: "registration_approved",
+    NotificationKind.REGISTRATION_DECLINED: "registration_declined",
     NotificationKind.WAITLIST_OFFER: "waitlist_offer",
     NotificationKind.OFFER_EXPIRED: "offer_expired",
     NotificationKind.EVENT_CANCELLED: "event_cancelled",
@@ -215,6 +221,7 @@ TEMPLATES = {
 }
 ATTACH: dict[NotificationKind, Callable[[EmailMessage, Notification, str], None]] = {
     NotificationKind.REGISTRATION_CONFIRMED: _attach_calendar_and_ticket,
+    NotificationKind.REGISTRATION_APPROVED: _attach_calendar_and_ticket,
     NotificationKind.TICKET: _attach_ticket,
     NotificationKind.REMINDER: _unsubscribe_headers,
 }

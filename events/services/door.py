@@ -18,7 +18,7 @@ from uuid import UUID
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from core.errors import AuthRequired
 from core.transactions import atomic_use_case
@@ -36,6 +36,7 @@ from ..errors import (
 )
 from ..mail import outbox
 from ..models import CheckIn, Event, Registration
+from ..questions import ShownAnswer, shown_answers
 from ..selectors import staff_facts, state_version
 from .common import bump_state_version
 
@@ -205,6 +206,9 @@ class Attendee:
     email: str  # masked: enough to tell two people apart
     checked_in_at: datetime | None
     checked_in_by: str
+    #: The answers the door needs (the event's `show_at_door` questions: a dietary need, a T-shirt
+    #: size), in the staff member's language; the person's own words, untrusted content for an agent.
+    door_answers: tuple[ShownAnswer, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -223,6 +227,7 @@ def attendee_of(registration: Registration, check_in: CheckIn | None) -> Attende
         email=mask_email(registration.user.email),
         checked_in_at=check_in.checked_in_at if check_in is not None else None,
         checked_in_by=display_name(staff) if staff is not None else "",
+        door_answers=tuple(shown_answers(registration, translation.get_language(), staff=True, door=True)),
     )
 
 
@@ -270,6 +275,8 @@ def find_attendee(*, visitor: Visitor, event_id: str, query: str = "") -> Attend
             | Q(user__email__iexact=words)
         )
     found = list(registrations.order_by("user__first_name", "user__username", "pk")[:FOUND_AT_MOST])
+    for registration in found:
+        registration.event = event  # its questions are the event's: read once
     standing = {
         check_in.registration_id: check_in
         for check_in in CheckIn.objects.select_related("staff").filter(

@@ -31,7 +31,13 @@ from core.statements import StatementCache
 from core.visitors import Visitor
 
 from .. import policies, tasks
-from ..choices import ACTIVE_WAITLIST, EventStatus, NotificationKind, RegistrationStatus, WaitlistStatus
+from ..choices import (
+    ACTIVE_WAITLIST,
+    HOLDING_SEAT,
+    EventStatus,
+    NotificationKind,
+    WaitlistStatus,
+)
 from ..errors import EventNotFound
 from ..mail import outbox
 from ..models import Event, EventQuerySet, Registration, WaitlistEntry, count_rows
@@ -95,7 +101,7 @@ def _with_seat_state(events: EventQuerySet, user_id: int, now: datetime) -> Even
         joined_by_now=count_rows(
             WaitlistEntry.objects.filter(event=OuterRef("pk"), status__in=ACTIVE_WAITLIST, joined_at__lte=now)
         ),
-        active_id=Subquery(mine.filter(status=RegistrationStatus.CONFIRMED).values("pk")[:1]),
+        active_id=Subquery(mine.filter(status__in=HOLDING_SEAT).values("pk")[:1]),
         newest_id=Subquery(mine.values("pk")[:1]),
         entry_id=Subquery(entry.values("pk")[:1]),
         entry_status=Subquery(entry.values("status")[:1]),

@@ -16,6 +16,7 @@ from core.visitors import Visitor
 from .. import policies
 from ..choices import (
     ACTIVE_WAITLIST,
+    HOLDING_SEAT,
     EventStatus,
     NotificationKind,
     NotificationStatus,
@@ -88,7 +89,7 @@ def cancel_event(*, visitor: Visitor, event_id: str) -> EventStatusResult:
         return result
     event, now = result.event, timezone.now()
     registrations = list(
-        Registration.objects.select_related("user").filter(event=event, status=RegistrationStatus.CONFIRMED)
+        Registration.objects.select_related("user").filter(event=event, status__in=HOLDING_SEAT)
     )
     entries = list(
         WaitlistEntry.objects.select_related("user").filter(event=event, status__in=ACTIVE_WAITLIST)
@@ -174,6 +175,8 @@ EVENT_FIELDS = frozenset(
         "level",
         "capacity",
         "offer_hours",
+        "requires_approval",
+        "answers_close_at",
     }
 )
 SET_ONCE = frozenset({"public_id", "status"})

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -13,11 +15,13 @@ from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
 from .. import policies
-from ..choices import NotificationKind, RegistrationStatus, WaitlistStatus
-from ..errors import RegistrationNotFound
+from ..choices import HOLDING_SEAT, NotificationKind, RegistrationStatus, WaitlistStatus
+from ..errors import AnswersClosed, RegistrationNotFound
 from ..mail import outbox
 from ..models import Event, Registration, WaitlistEntry
+from ..questions import form_of
 from ..selectors import state_version
+from .answers import validate_answers
 from .common import bump_state_version, public_event, visitor_facts
 from .door import new_ticket
 from .ledger import (
@@ -63,8 +67,17 @@ class CancelResult(_RegistrationChange):
 
 
 @atomic_use_case
-def register_event(*, visitor: Visitor, event_id: str) -> RegistrationResult:
-    """Register the signed-in visitor, or return the registration they already have.
+def register_event(
+    *, visitor: Visitor, event_id: str, answers: Mapping[str, Any] | None = None
+) -> RegistrationResult:
+    """Register the signed-in visitor with their `answers` to the event's questions, or return the
+    registration they already have (its answers unchanged).
+
+    The answers are checked by `answers.validate_answers` on the event read with its seats (its
+    questions are in its row), before anything is written: a refusal (`AnswersInvalid`) writes
+    nothing. They are stored in the registration's own row, so a registration with answers is as many
+    statements as one without. An event that requires approval gets a registration waiting for it
+    (`pending_approval`): it holds its seat, has no ticket yet, and its e-mail says so.
 
     Read first without the event's row lock (`ledger.unlocked_seat_state`, one statement): a refusal
     stands on that read, which was true when it was taken and writes nothing, so a full event answers
@@ -87,11 +100,12 @@ def register_event(*, visitor: Visitor, event_id: str) -> RegistrationResult:
     answer = policies.may_register(seats.facts, _visitor_facts(visitor, seats), now=now)
     if not answer.allowed and not seats.offer_due:  # an offer due might free a seat first: decide locked
         answer.enforce()
+    stored = validate_answers(questions=form_of(event.question_form), answers=answers)
     if answer.allowed and seats.counter_right and not seats.anyone_waiting:
-        result = _take_and_confirm(visitor, event, seats, now=now)
+        result = _take_and_confirm(visitor, event, seats, now=now, answers=stored)
         if result is not None:
             return result
-    return _register_locked(visitor, event_id)
+    return _register_locked(visitor, event_id, answers)
 
 
 class _RegisteredMeanwhile(Exception):
@@ -99,7 +113,7 @@ class _RegisteredMeanwhile(Exception):
 
 
 def _take_and_confirm(
-    visitor: Visitor, event: Event, seats: SeatState, *, now: datetime
+    visitor: Visitor, event: Event, seats: SeatState, *, now: datetime, answers: dict[str, Any]
 ) -> RegistrationResult | None:
     """Take a seat without having waited for the lock, and confirm the registration; None when the
     seat went to someone else first or the visitor registered meanwhile (nothing is kept)."""
@@ -107,21 +121,25 @@ def _take_and_confirm(
         with transaction.atomic():  # a savepoint: a race lost after the seat was taken gives it back
             if not take_seat(event, now=now):
                 return None
-            return _confirm(visitor, event, seats, now=now)
+            return _confirm(visitor, event, seats, now=now, answers=answers)
     except (IntegrityError, _RegisteredMeanwhile):  # one confirmed registration per person (a constraint)
         return None
 
 
-def _register_locked(visitor: Visitor, event_id: str) -> RegistrationResult:
+def _register_locked(
+    visitor: Visitor, event_id: str, answers: Mapping[str, Any] | None
+) -> RegistrationResult:
     """The decision under the event's row lock, on the seat state read after it and settled by the
-    queue; `seats_taken` is recounted from the rows."""
+    queue (and the answers checked against the questions read with it); `seats_taken` is recounted
+    from the rows."""
     event = public_event(event_id, lock=True)
     now = timezone.now()
     seats = settled_seat_state(event, visitor, now=now)
     if seats.registration_active:
         return _already_registered(visitor, event, seats)
     policies.may_register(seats.facts, _visitor_facts(visitor, seats), now=now).enforce()
-    result = _confirm(visitor, event, seats, now=now)
+    stored = validate_answers(questions=form_of(event.question_form), answers=answers)
+    result = _confirm(visitor, event, seats, now=now, answers=stored)
     recount_event(event)
     return result
 
@@ -139,27 +157,36 @@ def _already_registered(visitor: Visitor, event: Event, seats: SeatState) -> Reg
     )
 
 
-def _confirm(visitor: Visitor, event: Event, seats: SeatState, *, now: datetime) -> RegistrationResult:
+def _confirm(
+    visitor: Visitor, event: Event, seats: SeatState, *, now: datetime, answers: dict[str, Any]
+) -> RegistrationResult:
     """Create or re-activate the visitor's registration on a seat already theirs (taken, or held for
-    them), with a new ticket, claim their waiting-list entry, and queue the confirmation."""
+    them), with its answers and a new ticket (none yet while it waits for approval), claim their
+    waiting-list entry, and queue the confirmation (or the news that it waits for approval)."""
     assert visitor.user is not None  # register_event refuses anyone else first
-    ticket = new_ticket(now=now)  # a new ticket either way: an old code admits nobody
-    if seats.registration_id is not None:  # at most one is confirmed (a constraint): re-activate
+    pending = event.requires_approval
+    # A new ticket either way (an old code admits nobody); none until approved.
+    ticket = new_ticket(now=now) if not pending else {"ticket_code": None, "ticket_issued_at": None}
+    status = RegistrationStatus.PENDING_APPROVAL if pending else RegistrationStatus.CONFIRMED
+    if seats.registration_id is not None:  # at most one holds a seat (a constraint): re-activate
         registration, created = registration_of(seats, event), False
         if registration.is_active:
             raise _RegisteredMeanwhile()
-        registration.status = RegistrationStatus.CONFIRMED
+        registration.status = status
+        registration.answers = answers
         for field, value in ticket.items():
             setattr(registration, field, value)
-        registration.save(update_fields=["status", "updated_at", *ticket])
+        registration.save(update_fields=["status", "answers", "updated_at", *ticket])
     else:
-        registration = Registration.objects.create(user=visitor.user, event=event, **ticket)
+        registration = Registration.objects.create(
+            user=visitor.user, event=event, status=status, answers=answers, **ticket
+        )
         created = True
     if seats.entry_id is not None:  # the holder claims the seat: the entry leaves the list
         WaitlistEntry.objects.filter(pk=seats.entry_id).update(status=WaitlistStatus.CLAIMED, ended_at=now)
     version = bump_state_version(visitor=visitor)
     outbox.notify(
-        NotificationKind.REGISTRATION_CONFIRMED,
+        NotificationKind.REGISTRATION_PENDING if pending else NotificationKind.REGISTRATION_CONFIRMED,
         user=visitor.user,
         event=event,
         cause=f"registration-{registration.pk}-v{version}",
@@ -205,4 +232,52 @@ def cancel_locked(registration: Registration, *, holder: Visitor, anyone_waiting
     seats_changed(registration.event, now=now, anyone_waiting=anyone_waiting)
     return CancelResult(
         registration=registration, already_cancelled=False, state_version=bump_state_version(visitor=holder)
+    )
+
+
+@dataclass(frozen=True)
+class AnswersResult(_RegistrationChange):
+    changed: bool
+    state_version: int
+
+    @property
+    def outcome(self) -> str:
+        return "OK" if self.changed else "UNCHANGED"
+
+
+@atomic_use_case
+def update_registration_answers(
+    *, visitor: Visitor, event_id: str, answers: Mapping[str, Any] | None = None
+) -> AnswersResult:
+    """Replace the person's answers to the event's questions, checked as at registration
+    (`validate_answers`; the organisers' own answers are kept), until the event starts or the earlier
+    time its organisers closed changes at (`Event.answers_close_at`). The registration's row is locked;
+    the same answers again change nothing (no stateVersion rise)."""
+    if visitor.user is None:
+        raise AuthRequired()
+    event = public_event(event_id)
+    registration = (
+        Registration.objects.select_for_update(no_key=True)
+        .filter(user=visitor.user, event=event, status__in=HOLDING_SEAT)
+        .first()
+    )
+    if registration is None:
+        raise RegistrationNotFound()
+    registration.event = event
+    now = timezone.now()
+    if not policies.may_change_answers(
+        policies.EventFacts.of(event), closes_at=event.answers_close_at, now=now
+    ):
+        raise AnswersClosed()
+    stored = validate_answers(
+        questions=form_of(event.question_form), answers=answers, kept=registration.answers
+    )
+    if stored == registration.answers:
+        return AnswersResult(
+            registration=registration, changed=False, state_version=state_version(visitor=visitor)
+        )
+    registration.answers = stored
+    registration.save(update_fields=["answers", "updated_at"])
+    return AnswersResult(
+        registration=registration, changed=True, state_version=bump_state_version(visitor=visitor)
     )

@@ -21,7 +21,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import ResolverMatch, resolve, reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext_lazy
 
@@ -33,10 +33,11 @@ from webmcp.templatetags.webmcp import PAGE_ROUTE
 
 from .. import jsonld, policies, selectors
 from ..actions import ACTIONS, Caller, Performed, perform
-from ..errors import EventNotFound, RegistrationNotFound, TicketUnknown
-from ..forms import PAGE_PARAM, EventSearchForm
+from ..errors import AnswersInvalid, EventNotFound, RegistrationNotFound, TicketUnknown
+from ..forms import PAGE_PARAM, EventSearchForm, answer_fields
 from ..mail.messages import reminders_on
 from ..models import Registration
+from ..questions import answers_schema, attendee_questions, form_of, shown_answers
 from ..tools import CHECK_IN, check_in_state, detail_state
 
 if TYPE_CHECKING:
@@ -132,10 +133,12 @@ def render_detail(
     recorded: bool = True,
     page: ResolverMatch | None = None,
     state_version: int | None = None,
+    draft: Draft | None = None,
 ) -> HttpResponse:
     visitor = request.visitor
     details = event_or_404(request, event_id, recorded=recorded)
     event = details.event
+    asked = attendee_questions(form_of(event.question_form))
     url = request.build_absolute_uri(reverse("event-detail", kwargs={"event_id": event.public_id}))
     facts = details.visitor_facts(signed_in=visitor.is_authenticated)
     can = policies.permissions(policies.EventFacts.of(event), facts, now=timezone.now())
@@ -147,9 +150,26 @@ def render_detail(
         "back_url": back_to_list_url(request.GET.get(FROM_PARAM, "")),
         "login_url": auth_url("login", event.public_id),
         "signup_url": auth_url("signup", event.public_id),
+        "answer_fields": answer_fields(
+            asked,
+            draft.answers if draft else {},
+            errors=draft.errors if draft else None,
+            language=translation.get_language(),
+        ),
+        # Drawn for the first time, every question shows (htmx then hides what is not asked); drawn
+        # back with a refusal, exactly what the answers ask, each error beside its question.
+        "questions_first_draw": draft is None,
+        "my_answers": shown_answers(details.registration, translation.get_language())
+        if details.is_registered
+        else [],
         "webmcp_state": {
             **page_state(request, visitor, state_version=state_version),
-            **detail_state(signed_in=visitor.is_authenticated, registered=details.is_registered, can=can),
+            **detail_state(
+                signed_in=visitor.is_authenticated,
+                registered=details.is_registered,
+                can=can,
+                answers_schema=answers_schema(form_of(event.question_form)),
+            ),
         },
     }
     if page is not None:
@@ -158,7 +178,13 @@ def render_detail(
     return fragment_aware(render(request, template, context))
 
 
-def render_me(request: HtmxHttpRequest, *, region: bool, page: ResolverMatch | None = None) -> HttpResponse:
+def render_me(
+    request: HtmxHttpRequest,
+    *,
+    region: bool,
+    page: ResolverMatch | None = None,
+    draft: tuple[str, Draft] | None = None,
+) -> HttpResponse:
     visitor = request.visitor
     registrations: list[Registration] | None = None
     waitlist: list[selectors.WaitlistPlace] | None = None
@@ -178,6 +204,8 @@ def render_me(request: HtmxHttpRequest, *, region: bool, page: ResolverMatch | N
     }
     context = {
         "saved_events": selectors.list_saved(visitor=visitor),
+        # Each registration's answers and the form that changes them, beside it in the list.
+        "answers": [(r, _my_answers(r, draft, now=now)) for r in confirmed],
         "registrations": registrations,
         "confirmed": confirmed,
         "cancelled": [r for r in registrations or [] if not r.is_active],
@@ -189,6 +217,51 @@ def render_me(request: HtmxHttpRequest, *, region: bool, page: ResolverMatch | N
         **({PAGE_ROUTE: page} if page is not None else {}),
     }
     return fragment_aware(render(request, "events/me.html#region" if region else "events/me.html", context))
+
+
+@dataclass(frozen=True)
+class Draft:
+    """Answers the person posted that were refused, and the refusal's fields: drawn back into the form."""
+
+    answers: dict[str, Any]
+    errors: dict[str, Any]
+
+
+def answers_refused(request: HtmxHttpRequest, event_id: str, draft: Draft) -> HttpResponse:
+    """The page the form was on, its form holding what was typed and each error beside its question."""
+    messages.error(request, str(AnswersInvalid.person_message))
+    origin = urlsplit(safe_next(request))
+    if origin.path == reverse("me"):
+        return render_me(
+            request, region=bool(request.htmx), page=resolve(reverse("me")), draft=(event_id, draft)
+        )
+    page = resolve(reverse("event-detail", kwargs={"event_id": event_id}))
+    return render_detail(request, event_id, region=bool(request.htmx), recorded=False, page=page, draft=draft)
+
+
+def _my_answers(registration: Registration, draft: tuple[str, Draft] | None, *, now: Any) -> dict[str, Any]:
+    """A registration's answers on My events: as the person reads them, and the form that changes them
+    while they may (`policies.may_change_answers`), holding a refused draft if there is one."""
+    language = translation.get_language()
+    event = registration.event
+    asked = attendee_questions(form_of(event.question_form))
+    stored = {key: entry.get("value") for key, entry in (registration.answers or {}).items()}
+    mine = draft[1] if draft is not None and draft[0] == event.public_id else None
+    editable = bool(asked) and policies.may_change_answers(
+        policies.EventFacts.of(event), closes_at=event.answers_close_at, now=now
+    )
+    return {
+        "shown": shown_answers(registration, language),
+        "editable": editable,
+        "open": mine is not None,
+        "first_draw": mine is None,
+        "fields": answer_fields(
+            asked, mine.answers if mine else stored, errors=mine.errors if mine else None, language=language
+        )
+        if editable
+        else [],
+        "pending": registration.is_pending,
+    }
 
 
 def wants_fragment(request: HtmxHttpRequest) -> bool:
@@ -345,6 +418,8 @@ class DoorAnswer:
     at: str = ""  # ISO time of the standing check-in
     by: str = ""
     attendee_id: int | None = None
+    #: The door's answers of the person (label, value), e.g. a dietary need.
+    notes: tuple[tuple[str, str], ...] = ()
 
     @property
     def checked_in_at(self) -> datetime | None:
@@ -380,6 +455,7 @@ def answer_of_check_in(performed: Performed, *, scanned: bool = False) -> DoorAn
         at=result.check_in.checked_in_at.isoformat(),
         by=attendee.checked_in_by,
         attendee_id=attendee.attendee_id,
+        notes=tuple((answer.label, answer.value) for answer in attendee.door_answers),
     )
 
 

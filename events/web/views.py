@@ -10,6 +10,7 @@ row with a page route (`Action.page`) is served by `write`, the route made from 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ from django.http import HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import translation
 from django.views.decorators.http import require_GET, require_POST
 
 from core import conditional
@@ -29,13 +31,17 @@ from core.visitors import Visitor, with_token
 
 from .. import selectors
 from ..actions import ACTIONS, perform
-from ..forms import EventSearchForm
+from ..errors import AnswersInvalid
+from ..forms import EventSearchForm, answer_fields, answers_from_post
 from ..mail import ics
+from ..questions import attendee_questions, form_of
 from ..templatetags.cards import region_key, region_vary
 from .builders import (
     PAGE_SIZE,
     PAGE_VARY,
+    Draft,
     after_write,
+    answers_refused,
     event_or_404,
     fragment_aware,
     list_context,
@@ -154,11 +160,41 @@ def write(request: HtmxHttpRequest, event_id: str, action: str) -> HttpResponse:
         return render(request, row.confirm_page, context)
     if row.anonymous_token:
         with_token(request)
-    performed = perform(row, page_caller(request), {"event_id": event_id})
+    data: dict[str, Any] = {"event_id": event_id}
+    answers = _posted_answers(request, event_id) if "answers" in row.input._declared_fields else None
+    if answers is not None:  # the event asks questions: its form's answers (else, as ever, none)
+        data["answers"] = answers
+    performed = perform(row, page_caller(request), data)
+    if isinstance(performed.error, AnswersInvalid) and answers is not None:
+        return answers_refused(request, event_id, Draft(answers, performed.error.extra.get("fields", {})))
     if performed.error is not None:
         return refused(request, event_id, performed.error)
     tell(request, performed)
     return after_write(request, performed.arguments["event_id"])
+
+
+def _posted_answers(request: HtmxHttpRequest, event_id: str) -> dict[str, Any] | None:
+    """The answers the form posted, read by the event's questions; None for an event without any (its
+    form has no fields, and the action takes no answers: as before there were questions)."""
+    asked = attendee_questions(form_of(selectors.question_form(event_id=event_id)))
+    return answers_from_post(asked, request.POST) if asked else None
+
+
+@require_POST
+def register_questions(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
+    """The form's questions redrawn for the answers given so far (htmx, on a change): a conditional
+    question appears or disappears. Writes nothing; a POST so that the form's fields (its CSRF token
+    among them) never travel in a URL. Without JavaScript every question is drawn, each conditional
+    one saying when it is asked, and the use case drops what is not."""
+    asked = attendee_questions(form_of(selectors.question_form(event_id=event_id)))
+    answers = answers_from_post(asked, request.POST)
+    form_id = request.POST.get("form_id", "")
+    context = {
+        "answer_fields": answer_fields(asked, answers, language=translation.get_language()),
+        "questions_url": request.path,
+        "form_id": form_id if re.fullmatch(r"[a-z0-9-]{1,90}", form_id) else "register",
+    }
+    return render(request, "events/includes/questions.html", context)
 
 
 @require_GET

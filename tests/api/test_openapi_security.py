@@ -41,8 +41,12 @@ def _operations(document) -> list[tuple[str, str, dict]]:
     ]
 
 
+#: An operation no token may call (an organiser's decision): the document names no token scope for it.
+NO_TOKEN = {"approve_registration", "decline_registration"}
+
+
 def _call(client, method: str, path: str, event, operation: dict, **headers):
-    url = path.replace("{event_id}", event.public_id)
+    url = path.replace("{event_id}", event.public_id).replace("{registration_id}", "1")
     body = BODIES.get(operation["operationId"])
     if isinstance(client, ApiClient) and method != "get":
         return client.write(method, url, body, **headers)
@@ -64,6 +68,9 @@ def test_every_operation_says_how_it_may_be_called(document):
         assert named <= schemes, (path, method)
         assert {"cookieAuth": []} in security, (path, method)  # the session works everywhere
         token = [requirement["accessToken"] for requirement in security if "accessToken" in requirement]
+        if operation["operationId"] in NO_TOKEN:
+            assert token == [], (path, method)
+            continue
         assert len(token) == 1 and len(token[0]) == 1 and token[0][0] in Scope.values, (path, method)
 
 
@@ -95,6 +102,12 @@ def test_a_signed_in_session_is_never_asked_to_sign_in(document, event, user):
 def test_the_token_needs_the_scope_the_document_names_and_no_other(document, event, user):
     EventStaff.objects.create(event=event, user=user, role=StaffRole.MANAGER)  # the door answers
     for path, method, operation in _operations(document):
+        if operation["operationId"] in NO_TOKEN:  # every token is refused
+            refused = _call(
+                Client(), method, path, event, operation, authorization=_bearer(user, Scope.values)
+            )
+            assert refused.status_code == 403 and refused.json()["reason"] == "INSUFFICIENT_SCOPE", path
+            continue
         (needed,) = next(r["accessToken"] for r in operation["security"] if "accessToken" in r)
         others = [scope for scope in Scope.values if scope != needed]
         refused = _call(Client(), method, path, event, operation, authorization=_bearer(user, others))

@@ -396,3 +396,27 @@ def test_every_case_needs_a_sidecar_entry_and_every_entry_a_case(tmp_path):
 
 def test_the_shipped_bank_is_the_default():
     assert CASES_DIR.name == "cases" and (CASES_DIR / SIDECAR_NAME).exists()
+
+
+def test_the_question_cases_rely_on_the_seeded_questions():
+    """WRITE-08, ARG-08, ARG-09: the seeded conference afternoon asks a required dietary need (with
+    vegetarian and other), a detail shown only for other, and a photo consent."""
+    from events.demo_data import DEMO_QUESTIONS
+
+    cases = [
+        case for case in load_bank() if case.name.split(":")[0].split()[0] in ("WRITE-08", "ARG-08", "ARG-09")
+    ]
+    assert len(cases) == 6 and {case.meta.route for case in cases} == {
+        "/events/evt-design-system-components/"
+    }
+    questions = {q["identifier"]: q for q in DEMO_QUESTIONS["evt-design-system-components"]}
+    diet = questions["dietary_need"]
+    assert diet["required"] and {"vegetarian", "other"} <= {o["identifier"] for o in diet["options"]}
+    assert questions["dietary_other"]["show_if"] == ("dietary_need", ["other"])
+    assert questions["photo_consent"]["kind"] == "consent"
+    for case in cases:
+        calls = [node for node in case.expectedCall if node["functionName"] == "register_event"]
+        if case.name.startswith("ARG-08"):
+            assert calls == []  # the person gave no dietary need: the agent asks
+        else:
+            assert set(calls[0]["arguments"]["answers"]) <= set(questions)

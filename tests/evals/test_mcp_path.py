@@ -44,6 +44,11 @@ def test_signed_in_and_writing_cases_get_an_account_and_the_auth_cases_stay_anon
         "ORD-03 e",
         "ORD-04 e",  # the door: a staff member's account
         "ORD-04 z",
+        "ARG-08 e",  # the registration questions' cases: a signed-in person
+        "ARG-08 z",
+        "ARG-09 e",
+        "ARG-09 z",
+        "WRITE-08",
     }
     assert reasons[starting(bank, "WRITE-03").name] == "signedIn"
     assert reasons[starting(bank, "WRITE-01").name].startswith("the case writes (save_event)")

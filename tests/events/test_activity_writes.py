@@ -37,7 +37,7 @@ from events.models import (
     SavedEvent,
     WaitlistEntry,
 )
-from tests.factories import EventFactory, UserFactory
+from tests.factories import EventFactory, QuestionFactory, UserFactory
 from tests.tasks import run_tasks
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
@@ -243,6 +243,32 @@ def reset_calendar_feed() -> Write:
     )
 
 
+def update_registration_answers() -> Write:
+    person, event = _person("answerer"), EventFactory(capacity=10)
+    QuestionFactory(event=event, identifier="company")
+    _call("register_event", person, event_id=event.public_id, answers={"company": "ACME"})
+    data = {"event_id": event.public_id, "answers": {"company": "Other"}}
+    return Write(Visitor(user=person), data, lambda: Registration.objects.get(user=person).answers, event)
+
+
+def _pending() -> tuple[Any, Event]:
+    person, event = _person("pending"), EventFactory(capacity=10, requires_approval=True)
+    _call("register_event", person, event_id=event.public_id)
+    return person, event
+
+
+def approve_registration() -> Write:
+    person, event = _pending()
+    data = {"registration_id": Registration.objects.get(user=person).pk}
+    return Write(Visitor(user=_organiser()), data, lambda: _registrations(person), event)
+
+
+def decline_registration() -> Write:
+    person, event = _pending()
+    data = {"registration_id": Registration.objects.get(user=person).pk}
+    return Write(Visitor(user=_organiser()), data, lambda: _registrations(person), event)
+
+
 #: Each kind of write, by its action's name (a waiting list's claim is a registration).
 WRITES: dict[str, tuple[str, Callable[[], Write]]] = {
     "save_event": ("save_event", save_event),
@@ -260,6 +286,9 @@ WRITES: dict[str, tuple[str, Callable[[], Write]]] = {
     "cancel_event": ("cancel_event", cancel_event),
     "offer_free_seats": ("offer_free_seats", offer_free_seats),
     "cancel_attendee_registration": ("cancel_attendee_registration", cancel_attendee_registration),
+    "update_registration_answers": ("update_registration_answers", update_registration_answers),
+    "approve_registration": ("approve_registration", approve_registration),
+    "decline_registration": ("decline_registration", decline_registration),
     "edit_event": ("edit_event", edit_event),
     "resend_notification": ("resend_notification", resend_notification),
     "add_event_staff": ("add_event_staff", add_event_staff),

@@ -190,7 +190,7 @@ def test_a_race_lost_to_the_same_person_gives_the_seat_back():
         _, stale = ledger.unlocked_seat_state(event.public_id, visitor, now=now)
         call("register_event", visitor, event)  # the other call, faster
         with transaction.atomic():
-            assert registrations._take_and_confirm(visitor, event, stale, now=now) is None
+            assert registrations._take_and_confirm(visitor, event, stale, now=now, answers={}) is None
         again = registrations.register_event(visitor=visitor, event_id=event.public_id)
         assert again.already_registered
     assert Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).count() == 2

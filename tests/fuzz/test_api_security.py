@@ -81,6 +81,23 @@ def callers(seeded, writes_unthrottled, token_pause_lifted) -> dict[str, tuple[d
     }
 
 
+def _checks_for(response) -> list:
+    """Every check, but for answers refused because they name no question of that event: an event's
+    questions are its own, which one document for every event cannot list, so a schema-valid
+    `answers` object may still be refused (400 ANSWERS_INVALID, documented, with each answer's code)."""
+    if response.status_code == 400 and _reason(response) == "ANSWERS_INVALID":
+        return [check for check in ALL_CHECKS if check.__name__ != "positive_data_acceptance"]
+    return ALL_CHECKS
+
+
+def _reason(response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return ""
+    return body.get("reason", "") if isinstance(body, dict) else ""
+
+
 @pytest.mark.parametrize("caller", ["anonymous", "token"])
 def test_api_keeps_its_documented_security_and_contract(api_schema, operation_strategies, callers, caller):
     headers, cookies = callers[caller]
@@ -95,7 +112,7 @@ def test_api_keeps_its_documented_security_and_contract(api_schema, operation_st
             def run(case):
                 own_idempotency_key(case)
                 response = case.call(headers=headers, cookies=cookies)
-                case.validate_response(response, checks=ALL_CHECKS, headers=headers)
+                case.validate_response(response, checks=_checks_for(response), headers=headers)
                 calls[case.operation.label] += 1
                 statuses[(case.operation.label, response.status_code)] += 1
 

@@ -66,6 +66,11 @@ def test_the_same_input_schemas(mcp_tools_listed):
                 expected["required"] = [key for key in expected.get("required", []) if key != param]
                 assert param in mcp_schema["required"], name
                 page = offered["inputSchema"]
+                if registry.get(name).route_schema is not None:
+                    # its page input is the page's object's own (register_event: that event's answers,
+                    # nothing for an event without questions), within what MCP takes
+                    assert set(page["properties"]) <= set(expected["properties"]), name
+                    continue
                 assert page["properties"] == expected["properties"], name
                 assert page.get("required", []) == expected["required"], name
             else:  # input-bound: the very schema

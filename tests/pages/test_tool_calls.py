@@ -484,6 +484,7 @@ def test_cancel_call_from_my_events_returns_my_events(signed_in_en_client, user,
         "eventId": going.public_id,
         "status": "cancelled",
         "updatedAt": result["registration"]["updatedAt"],
+        "answers": {},
     }
     assert manifest_in(html)["route"] == "me"
     confirmed, _, cancelled = html.partition("Cancelled registrations")

@@ -53,6 +53,8 @@ from events.tasks import sweep_waitlists
 from tests.factories import (
     ActivityFactory,
     EventFactory,
+    QuestionFactory,
+    QuestionOptionFactory,
     RegistrationFactory,
     SavedEventFactory,
     UserFactory,
@@ -318,6 +320,10 @@ def site_data(superuser) -> dict[str, Any]:
     CheckIn.objects.create(registration=registration, staff=superuser)
     EventStaff.objects.create(event=event, user=superuser, role=StaffRole.MANAGER)
     SavedEventFactory(user=person, event=event)
+    question = QuestionFactory(
+        event=event, identifier="diet", kind="single_choice", label_en="飲食", label_zh_hant="飲食"
+    )
+    QuestionOptionFactory(question=question, identifier="vegan", label_en="素食", label_zh_hant="素食")
     waiting = WaitlistEntryFactory(user=person, event=full)
     Notification.objects.create(
         kind=NotificationKind.values[0],

@@ -20,7 +20,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from events import demo_data
-from events.models import Event, Registration
+from events.models import Event, Question, QuestionOption, Registration
 
 
 class Command(BaseCommand):
@@ -30,6 +30,7 @@ class Command(BaseCommand):
         try:
             with transaction.atomic():
                 events = self.seed_events()
+                self.seed_questions()
                 users = self.seed_users()
                 registrations = self.seed_registrations()
         except ValidationError as error:
@@ -62,6 +63,35 @@ class Command(BaseCommand):
                 raise CommandError(f"{data['public_id']}: {error}") from error
             event.save()
         return created, updated, unchanged
+
+    def seed_questions(self) -> None:
+        """The demo events' registration questions and approval (demo_data.DEMO_QUESTIONS, DEMO_APPROVAL),
+        matched on the question's and the option's identifier, so a second run changes nothing."""
+        Event.objects.filter(public_id__in=demo_data.DEMO_APPROVAL, requires_approval=False).update(
+            requires_approval=True
+        )
+        for public_id, questions in demo_data.DEMO_QUESTIONS.items():
+            event = Event.objects.get(public_id=public_id)
+            for position, data in enumerate(questions):
+                fields = {k: v for k, v in data.items() if k not in ("identifier", "options", "show_if")}
+                question = Question.objects.filter(event=event, identifier=data["identifier"]).first()
+                if question is None:
+                    question = Question(
+                        event=event, identifier=data["identifier"], position=position, **fields
+                    )
+                    if "show_if" in data:
+                        parent, values = data["show_if"]
+                        question.show_if = Question.objects.get(event=event, identifier=parent)
+                        question.show_if_values = values
+                    question.full_clean()
+                    question.save()
+                for option_position, option in enumerate(data.get("options", [])):
+                    if not QuestionOption.objects.filter(
+                        question=question, identifier=option["identifier"]
+                    ).exists():
+                        row = QuestionOption(question=question, position=option_position, **option)
+                        row.full_clean()
+                        row.save()
 
     def seed_users(self) -> int:
         User = get_user_model()

@@ -1,0 +1,187 @@
+"""The admin's registration questions: the ordered inline on the event, what an answer locks (and the
+organiser told why), approval decisions, the attendee list's answers and the formula-safe CSV export."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from core.csvsafe import safe_cell
+from core.visitors import Visitor
+from events import actions
+from events.choices import RegistrationStatus
+from events.models import Event, QuestionOption, Registration
+from tests.factories import EventFactory, QuestionFactory, UserFactory, choice_question
+from tests.test_admin import EVENT_CHANGELIST, change_form, run_action
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
+
+REGISTRATION_CHANGELIST = reverse("admin:events_registration_changelist")
+
+
+@pytest.fixture
+def admin_client() -> Client:
+    client = Client(headers={"accept-language": "en"})
+    client.force_login(UserFactory(username="organiser", is_staff=True, is_superuser=True))
+    return client
+
+
+def question_rows(prefix: str, rows: list[dict]) -> dict:
+    data = {f"{prefix}-TOTAL_FORMS": str(len(rows)), f"{prefix}-INITIAL_FORMS": "0"}
+    for index, row in enumerate(rows):
+        data.update({f"{prefix}-{index}-{key}": value for key, value in row.items()})
+    return data
+
+
+def test_questions_are_added_in_order_on_the_events_page_and_published_in_its_form(admin_client):
+    event = EventFactory()
+    rows = [
+        {
+            "position": "2",
+            "identifier": "company",
+            "label_en": "Company",
+            "label_zh_hant": "公司",
+            "kind": "text",
+        },
+        {
+            "position": "1",
+            "identifier": "size",
+            "label_en": "Size",
+            "label_zh_hant": "尺寸",
+            "kind": "single_choice",
+        },
+    ]
+    url, data = change_form(admin_client, event, **question_rows("questions", rows))
+    response = admin_client.post(url, data)
+    assert response.status_code == 302, response.context and response.context["errors"]
+    form = Event.objects.get(pk=event.pk).question_form
+    assert [question["identifier"] for question in form] == ["size", "company"]
+    assert form[1]["label"] == {"en": "Company", "zh-hant": "公司"}
+
+
+def test_a_bad_identifier_and_more_than_twenty_questions_are_refused(admin_client):
+    event = EventFactory()
+    bad = [
+        {"identifier": "Not A Slug", "label_en": "x", "label_zh_hant": "x", "kind": "text", "position": "0"}
+    ]
+    url, data = change_form(admin_client, event, **question_rows("questions", bad))
+    assert "identifier is a lowercase letter" in admin_client.post(url, data).content.decode()
+    many = [
+        {"identifier": f"q{n}", "label_en": "x", "label_zh_hant": "x", "kind": "text", "position": str(n)}
+        for n in range(21)
+    ]
+    url, data = change_form(admin_client, event, **question_rows("questions", many))
+    admin_client.post(url, data)
+    assert Event.objects.get(pk=event.pk).question_form == []
+
+
+def test_an_answered_questions_kind_cannot_change_and_the_admin_says_why(admin_client):
+    event = EventFactory()
+    question = QuestionFactory(event=event, identifier="company")
+    person = Visitor(user=UserFactory())
+    actions.call(
+        "register_event", visitor=person, channel="ui", event_id=event.public_id, answers={"company": "ACME"}
+    )
+    url = reverse("admin:events_question_change", args=[question.pk])
+    form = admin_client.get(url).context["adminform"].form
+    data = {name: value for name, value in form.initial.items() if value is not None and name != "event"}
+    data.update({"kind": "long_text", "options-TOTAL_FORMS": "0", "options-INITIAL_FORMS": "0"})
+    response = admin_client.post(url, data)
+    assert "People have answered this question, so its kind cannot change" in response.content.decode()
+    question.refresh_from_db()
+    assert question.kind == "text"
+
+
+def test_a_chosen_option_cannot_be_deleted_only_hidden(admin_client):
+    event = EventFactory()
+    question = choice_question(event, "size", ["s", "m"])
+    person = Visitor(user=UserFactory())
+    actions.call(
+        "register_event", visitor=person, channel="ui", event_id=event.public_id, answers={"size": "m"}
+    )
+    url = reverse("admin:events_question_change", args=[question.pk])
+    form = admin_client.get(url).context["adminform"].form
+    data = {name: value for name, value in form.initial.items() if value is not None and name != "event"}
+    options = list(QuestionOption.objects.filter(question=question).order_by("position"))
+    data.update({"options-TOTAL_FORMS": "2", "options-INITIAL_FORMS": "2"})
+    for index, option in enumerate(options):
+        data.update(
+            {
+                f"options-{index}-id": str(option.pk),
+                f"options-{index}-question": str(question.pk),
+                f"options-{index}-position": str(option.position),
+                f"options-{index}-identifier": option.identifier,
+                f"options-{index}-label_en": option.label_en,
+                f"options-{index}-label_zh_hant": option.label_zh_hant,
+            }
+        )
+    data["options-1-DELETE"] = "on"
+    response = admin_client.post(url, data)
+    assert "it cannot be deleted, only hidden" in response.content.decode()
+    assert QuestionOption.objects.filter(question=question).count() == 2
+
+
+def test_managers_approve_and_decline_from_the_registrations_list(admin_client):
+    event = EventFactory(requires_approval=True)
+    people = [Visitor(user=UserFactory()) for _ in range(2)]
+    for person in people:
+        actions.call("register_event", visitor=person, channel="ui", event_id=event.public_id)
+    first, second = Registration.objects.order_by("pk")
+    admin_client.post(
+        REGISTRATION_CHANGELIST, {"action": "approve_registrations", "_selected_action": [first.pk]}
+    )
+    admin_client.post(
+        REGISTRATION_CHANGELIST, {"action": "decline_registrations", "_selected_action": [second.pk]}
+    )
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert (first.status, second.status) == (RegistrationStatus.CONFIRMED, RegistrationStatus.DECLINED)
+
+
+def test_the_csv_export_has_a_column_per_question_and_no_cell_runs_as_a_formula(admin_client):
+    event = EventFactory(title='=HYPERLINK("http://evil")')
+    QuestionFactory(event=event, identifier="company")
+    choice_question(event, "topics", ["ai", "web"], kind="multi_choice")
+    person = Visitor(user=UserFactory(username="amy"))
+    answers = {"company": "@SUM(A1:A2)", "topics": ["web", "ai"]}
+    actions.call("register_event", visitor=person, channel="ui", event_id=event.public_id, answers=answers)
+    response = run_action(admin_client, "export_registrations_csv", [event], url=EVENT_CHANGELIST)
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert rows[0][-2:] == ["company", "topics"]
+    assert rows[1][-2:] == ["'@SUM(A1:A2)", "Ai, Web"]
+    assert rows[1][1] == '\'=HYPERLINK("http://evil")'
+    for row in rows:
+        assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in row)
+
+
+@pytest.mark.parametrize(
+    ("value", "cell"),
+    [
+        ("=1+1", "'=1+1"),
+        ("+1", "'+1"),
+        ("-1", "'-1"),
+        ("@a", "'@a"),
+        ("\tx", "'\tx"),
+        ("\rx", "'\rx"),
+        ("a=b", "a=b"),
+        (None, ""),
+        (3, "3"),
+    ],
+)
+def test_safe_cell_neutralises_what_a_spreadsheet_would_run(value, cell):
+    assert safe_cell(value) == cell
+
+
+def test_the_attendee_list_shows_each_registrations_answers(admin_client):
+    event = EventFactory()
+    QuestionFactory(event=event, identifier="company", label_en="Company")
+    person = Visitor(user=UserFactory())
+    actions.call(
+        "register_event", visitor=person, channel="ui", event_id=event.public_id, answers={"company": "ACME"}
+    )
+    page = admin_client.get(reverse("admin:events_event_change", args=[event.pk])).content.decode()
+    assert "Company: ACME" in page
