@@ -479,7 +479,7 @@ def _decide(request: Request, name: str, registration_id: int) -> Response:
     return _answer(perform(ACTIONS[name], caller, data))
 
 
-class ApproveRegistrationApi(APIView):
+class ApproveRegistrationApi(IdempotentWrites):
     permission_classes: list[type] = []
 
     @schema.operation(
@@ -493,7 +493,7 @@ class ApproveRegistrationApi(APIView):
         return _decide(request, "approve_registration", registration_id)
 
 
-class DeclineRegistrationApi(APIView):
+class DeclineRegistrationApi(IdempotentWrites):
     permission_classes: list[type] = []
 
     @schema.operation(
