@@ -206,7 +206,7 @@ def stop(process: subprocess.Popen) -> None:
 def serving(python: Path, model: Path, threads: int) -> Iterator[str]:
     """The model served on a free 127.0.0.1 port for the duration; yields its OpenAI base URL."""
     port = free_port()
-    log = MODEL_DIR / "server.log"
+    log = MODEL_DIR / f"server-{port}.log"
     command = [str(python), str(SERVER_SCRIPT), "--model", str(model), "--template", str(TEMPLATE)]
     command += ["--port", str(port), "--alias", MODEL_NAME, "--threads", str(threads)]
     with open(log, "w", encoding="utf-8") as output:
