@@ -297,26 +297,31 @@ def test_smoke_over_mcp_runs_every_applicable_case_and_each_passes(site, site_da
     code, report, output = run_evals(tmp_path, "smoke", "--via", "mcp", "--base-url", site, env=site_database)
     bank = load_bank()
     blocked = [case.name for case in bank if case.meta.setup.get("blockApi")]
+    on_page = [case.name for case in bank if case.meta.answerOnPage]  # an MCP client has no page
     assert code == 0, output
-    assert len(blocked) == 2
+    assert len(blocked) == 2 and len(on_page) == 2
     assert report["totals"] == {
-        "pass": len(bank) - len(blocked),
+        "pass": len(bank) - len(blocked) - len(on_page),
         "fail": 0,
         "error": 0,
         "rerun_required": 0,
-        "not_applicable": len(blocked),
+        "not_applicable": len(blocked) + len(on_page),
         "total": len(bank),
     }
     assert report["via"] == "mcp" and "browser" not in report
     assert report["mcp"]["url"] == f"{site}/mcp" and report["mcp"]["mode"] == "2026-07-28"
     assert "register_event" in report["mcp"]["tools"]
-    assert output.count("] PASS") == len(bank) - len(blocked)
-    assert output.count("] NOT_APPLICABLE") == len(blocked) and "via mcp" in output
+    assert output.count("] PASS") == len(bank) - len(blocked) - len(on_page)
+    assert output.count("] NOT_APPLICABLE") == len(blocked) + len(on_page) and "via mcp" in output
     assert not TOKEN.search(json.dumps(report)), "a token leaked into the report"
     cases = by_name(report)
     for name in blocked:
         assert cases[name]["outcome"] == "not_applicable"
         assert cases[name]["reasons"][0].startswith("not applicable over MCP: blockApi")
+    for name in on_page:
+        assert cases[name]["reasons"][0].startswith(
+            "not applicable over MCP: the answer is in the page's text"
+        )
     # Route-bound: the detail page's `{}` goes over MCP with the page's event id.
     nav = next(entry for name, entry in cases.items() if name.startswith("NAV-01"))
     [call] = nav["trace"]["calls"]
