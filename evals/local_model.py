@@ -233,6 +233,10 @@ def run_bank(base_url: str, via: str, extra: list[str], record: bool) -> int:
     return subprocess.run(command, cwd=PROJECT_DIR, env=env, check=False).returncode
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.local_model", description=__doc__.splitlines()[0])
     parser.add_argument("--via", choices=(*VIAS, "both"), default="both", help="which path(s) (default both)")
@@ -257,6 +261,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.prepare_only:
         return 0
+    # Ctrl-C, and a SIGTERM from whoever runs this, end the runs the same way: the server is stopped
+    # (`serving`'s finally). SIGINT is set explicitly: a shell starts background jobs with it ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
     vias = VIAS if args.via == "both" else (args.via,)
     codes: list[int] = []
     started = time.monotonic()
