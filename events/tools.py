@@ -100,8 +100,9 @@ search_events = registry.register(
             "Search public upcoming events by keyword, location, price and level, and show the results "
             "in the page's event list. All conditions are optional and combined; a condition you leave out "
             "(or send as an empty string or null) is no condition, whatever the page showed before. "
-            "Send only the conditions the person stated, and a place as location, not as query: "
-            "Taipei or 台北 is taipei, Kaohsiung or 高雄 is kaohsiung, online or 線上 is online. "
+            "Send only the conditions the person stated, each in its own field, and in query only a "
+            "topic word: a place is location (Taipei or 台北 is taipei, Kaohsiung or 高雄 is kaohsiung, "
+            "online or 線上 is online), free or paid is price, and a level is level. "
             "appliedFilters in the result lists exactly the conditions applied. A search that matches "
             "nothing returns count 0 and must not be retried with fewer conditions unless the person asks. "
             "Read-only: never saves or registers."
@@ -141,7 +142,8 @@ save_event = registry.register(
         **_of_action("save_event"),
         title="Save event",
         description=(
-            "Save an event to the person's saved list (kept in the session until they sign in). Saving an "
+            "Save an event to the person's saved list (kept in the session until they sign in), when they "
+            "ask to save or bookmark it. Saving an "
             "already saved event changes nothing and says alreadySaved. On an event's page it takes no input "
             "and saves that page's event. Saving is a bookmark: it takes no seat and does not register."
         ),
