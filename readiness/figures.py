@@ -220,10 +220,10 @@ def model_runs(current_revision: str) -> list[ModelRevision]:
         .order_by("case", "id")
     )
     by_revision = {found.revision: found for found in shown}
-    for row in failing:
-        path = by_revision[row["run__revision"]].paths.get(row["run__via"])
-        if path is not None:
-            path.failing.append(row)
+    for failed in failing:
+        listed = by_revision[failed["run__revision"]].paths.get(failed["run__via"])
+        if listed is not None:
+            listed.failing.append(dict(failed))
     return shown
 
 
