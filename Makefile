@@ -136,6 +136,15 @@ restore: | $(STAMP)
 evals: messages chromium
 	$(PY) -m evals smoke $(EVALS_ARGS)
 
+# The bank played by a small local model (Qwen2.5-Coder-1.5B on the CPU, llama.cpp's server) over WebMCP
+# and over MCP, both runs recorded for the dashboard: the model and its server go into .model/venv, never
+# the project's lock; the model file is joined once and its sha256 checked (evals/local_model.py).
+# EVALS_MODEL_ARGS reaches `python -m evals model`, e.g. EVALS_MODEL_ARGS="--only ARG --no-record".
+.PHONY: evals-model
+evals-model: messages chromium
+	$(PY) manage.py migrate --noinput --verbosity 0
+	$(PY) -m evals.local_model $(EVALS_MODEL_ARGS)
+
 # Performance figures, each a ratio or a count from one run; own databases and servers (bench/README.md).
 bench: messages chromium nginx
 	@command -v wrk >/dev/null || { echo "Installing wrk"; $(call APT_INSTALL,wrk); }

@@ -15,6 +15,11 @@ urlpatterns = [
         admin.site.admin_view(readiness_views.agent_readiness),
         name="agent-readiness",
     ),
+    path(
+        "admin/agent-readiness/trace/<int:pk>/",
+        admin.site.admin_view(readiness_views.eval_trace),
+        name="agent-readiness-trace",
+    ),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     path("health", health.health, name="health"),

@@ -133,6 +133,15 @@ def main(argv: list[str] | None = None) -> int:
             )
     counts = report["totals"]
     print(f"\n{counts['total']} case(s) via {report.get('via') or 'webmcp'}: {reports.summary(counts)}")
+    rate = reports.pass_rate(counts)
+    if rate is not None:
+        print(f"pass rate via {report.get('via') or 'webmcp'}: {rate:.0%} of graded cases")
+    if (report.get("tokens") or {}).get("cases"):
+        spent = report["tokens"]
+        print(
+            f"tokens: {spent['prompt']} prompt + {spent['completion']} completion over "
+            f"{spent['cases']} case(s); largest prompt {spent['largestPrompt']}"
+        )
     print("report: " + "  ".join(str(path) for path in paths.values()))
     if getattr(args, "record", False):
         try:

@@ -34,6 +34,9 @@ keyed by case name:
                                             allowed to drop or change, e.g. ["level"] ("any level is fine")
         "smokeArguments": [obj | null, ...] concrete arguments for smoke mode, per expected call in
                                             written order, where the expected ones use operators
+        "answerOnPage": true,               the answer is in the page's visible text, which is what the
+                                            case checks: not applicable over MCP, where a client has
+                                            no page (and the model's prompt none of its text)
     }}}
 
 The loader refuses anything the CLI or our runner would misread, so a broken bank fails fast.
@@ -77,6 +80,7 @@ META_KEYS = {
     "exactArguments",
     "allowRelaxAfterZero",
     "smokeArguments",
+    "answerOnPage",
     "note",
 }
 SETUP_KEYS = {"signedIn", "before", "blockApi", "resetSeats", "freeSeat", "door"}
@@ -96,6 +100,7 @@ class CaseMeta:
     exactArguments: bool = False
     allowRelaxAfterZero: bool | tuple[str, ...] = False
     smokeArguments: tuple | None = None
+    answerOnPage: bool = False
     note: str | None = None
 
     def as_dict(self) -> dict:
@@ -110,6 +115,7 @@ class CaseMeta:
             if isinstance(self.allowRelaxAfterZero, tuple)
             else self.allowRelaxAfterZero,
             "smokeArguments": list(self.smokeArguments) if self.smokeArguments is not None else None,
+            "answerOnPage": self.answerOnPage,
             "note": self.note,
         }
         return {key: value for key, value in data.items() if value not in (None, False, {}, [])}
@@ -134,6 +140,7 @@ class CaseMeta:
             exactArguments=bool(data.get("exactArguments", False)),
             allowRelaxAfterZero=relax,
             smokeArguments=tuple(smoke) if smoke is not None else None,
+            answerOnPage=bool(data.get("answerOnPage", False)),
             note=data.get("note"),
         )
 

@@ -25,20 +25,48 @@ DEFAULT_MAX_STEPS = 8
 SYSTEM_PROMPT = """You are an assistant acting for a person on the web page they have open, through the tools
 {tools_from}. Call a tool only when you need it to do what the person asked, and make no more calls
 than needed. Use only the tools offered. When a tool result tells you what to do next (nextAction), follow
-it. Answer the person in the language they wrote in.
+it. Answer from the page below only when it shows the answer; to find, check or change anything else, use
+the tools. Answer the person in the language they wrote in.
 
 Today's date is {today}.
 
 The page the person is looking at:
 URL: {url}
 Title: {title}
-Visible text (may be cut short):
+"""
+
+#: Over WebMCP the agent sees the page: its visible text follows, cut to this many characters. A small
+#: model's context is 8,192 tokens, and a zh-Hant character is about one token: the first screen of the
+#: page (its heading, the event's facts or the list's first results) is what the person is looking at.
+PAGE_TEXT_FOR_MODEL = 1_500
+
+PAGE_TEXT = """Visible text (the start of the page's main region, may be cut short):
 {text}
 """
+
+#: Defaults of a request: always a token limit (a small model may otherwise write until the context is
+#: full); temperature 0 and a fixed seed, so a run can be repeated; and a time limit per request, so a
+#: request that hangs ends the case with a clear error instead of holding the run.
+DEFAULT_MAX_TOKENS = 512
+DEFAULT_SEED = 1234
+DEFAULT_TIMEOUT = 180.0
 
 
 class ModelError(RuntimeError):
     """The model endpoint could not be used (configuration, network, or an unusable answer)."""
+
+
+def _env_number(name: str, default: float, kind: type = float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError as error:
+        raise ModelError(f"{name} must be a number, not {raw!r}") from error
+    if value <= 0:
+        raise ModelError(f"{name} must be above 0, not {raw!r}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -46,8 +74,10 @@ class ModelConfig:
     base_url: str
     model: str
     api_key: str = ""
-    timeout: float = 120.0
+    timeout: float = DEFAULT_TIMEOUT  # seconds per request
     temperature: float | None = 0.0
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    seed: int | None = DEFAULT_SEED
 
     @classmethod
     def from_env(cls) -> ModelConfig:
@@ -58,24 +88,65 @@ class ModelConfig:
                 "model mode needs EVALS_BASE_URL (e.g. https://api.openai.com/v1) and EVALS_MODEL; "
                 "EVALS_API_KEY is sent as a bearer token when set"
             )
-        return cls(base_url=base_url.rstrip("/"), model=model, api_key=os.environ.get("EVALS_API_KEY", ""))
+        return cls(
+            base_url=base_url.rstrip("/"),
+            model=model,
+            api_key=os.environ.get("EVALS_API_KEY", ""),
+            timeout=_env_number("EVALS_TIMEOUT", DEFAULT_TIMEOUT),
+            max_tokens=int(_env_number("EVALS_MAX_TOKENS", DEFAULT_MAX_TOKENS, int)),
+            seed=int(_env_number("EVALS_SEED", DEFAULT_SEED, int)),
+        )
 
     def public(self) -> dict:
-        """What a report may say about the model (never the key)."""
-        return {"baseUrl": self.base_url, "model": self.model, "apiKeySet": bool(self.api_key)}
+        """What a report may say about the model (never the key), settings included."""
+        return {
+            "baseUrl": self.base_url,
+            "model": self.model,
+            "apiKeySet": bool(self.api_key),
+            "settings": {
+                "temperature": self.temperature,
+                "seed": self.seed,
+                "maxTokens": self.max_tokens,
+                "timeoutSeconds": self.timeout,
+                "attemptsPerRequest": 1,
+            },
+        }
+
+
+def usage_of(data: dict) -> dict[str, int]:
+    """Prompt and completion tokens of one answer, as the endpoint counted them (0 when it does not)."""
+    usage = data.get("usage") if isinstance(data, dict) else None
+    usage = usage if isinstance(usage, dict) else {}
+    return {
+        "prompt": int(usage.get("prompt_tokens") or 0),
+        "completion": int(usage.get("completion_tokens") or 0),
+    }
 
 
 class ChatClient:
+    """One request per model turn, never repeated: a case the endpoint fails is an error, not a retry
+    until something passes. A request that takes longer than `timeout` seconds is cut off."""
+
     def __init__(self, config: ModelConfig) -> None:
         self.config = config
 
     def complete(self, messages: list[dict], tools: list[dict]) -> dict:
-        body: dict[str, Any] = {"model": self.config.model, "messages": messages}
+        return self.exchange(messages, tools)[0]
+
+    def exchange(self, messages: list[dict], tools: list[dict]) -> tuple[dict, dict[str, int]]:
+        """The assistant's message and the tokens it cost (`usage_of`)."""
+        body: dict[str, Any] = {
+            "model": self.config.model,
+            "messages": messages,
+            "max_tokens": self.config.max_tokens,
+        }
         if tools:
             body["tools"] = tools
             body["tool_choice"] = "auto"
         if self.config.temperature is not None:
             body["temperature"] = self.config.temperature
+        if self.config.seed is not None:
+            body["seed"] = self.config.seed
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.config.api_key:
             headers["Authorization"] = f"Bearer {self.config.api_key}"
@@ -85,23 +156,30 @@ class ChatClient:
             headers=headers,
             method="POST",
         )
-        last_error = ""
-        for attempt in range(3):
-            try:
-                with urllib.request.urlopen(request, timeout=self.config.timeout) as response:
-                    data = json.loads(response.read().decode("utf-8"))
-                break
-            except urllib.error.HTTPError as error:
-                last_error = f"HTTP {error.code}: {error.read().decode('utf-8', 'replace')[:500]}"
-                if error.code not in (408, 429, 500, 502, 503, 504):
-                    raise ModelError(last_error) from error
-            except (OSError, ValueError) as error:
-                last_error = f"{type(error).__name__}: {error}"
-            time.sleep(2 * (attempt + 1))
-        else:
-            raise ModelError(f"the model endpoint failed three times; last: {last_error}")
+        started = time.monotonic()
         try:
-            return data["choices"][0]["message"]
+            with urllib.request.urlopen(request, timeout=self.config.timeout) as response:
+                data = json.loads(response.read().decode("utf-8"))
+        except urllib.error.HTTPError as error:
+            detail = error.read().decode("utf-8", "replace")[:500]
+            raise ModelError(f"the model endpoint answered HTTP {error.code}: {detail}") from error
+        except TimeoutError as error:
+            raise ModelError(
+                f"the model endpoint did not answer within {self.config.timeout:g} s "
+                f"(EVALS_TIMEOUT); the request was cut off"
+            ) from error
+        except urllib.error.URLError as error:
+            if isinstance(error.reason, TimeoutError):
+                raise ModelError(
+                    f"the model endpoint did not answer within {self.config.timeout:g} s "
+                    f"(EVALS_TIMEOUT); the request was cut off"
+                ) from error
+            raise ModelError(f"the model endpoint could not be reached: {error.reason}") from error
+        except (OSError, ValueError) as error:
+            seconds = time.monotonic() - started
+            raise ModelError(f"the model endpoint failed after {seconds:.0f} s: {error}") from error
+        try:
+            return data["choices"][0]["message"], usage_of(data)
         except (KeyError, IndexError, TypeError) as error:
             raise ModelError(f"no choices[0].message in the answer: {str(data)[:500]}") from error
 
@@ -191,8 +269,19 @@ TOOLS_FROM = {"webmcp": "that page provides", "mcp": "the site provides over MCP
 
 
 def system_prompt(page_context: dict, via: str = "webmcp") -> str:
+    """What the agent knows before the person speaks. Over WebMCP it sees the page: the start of its
+    visible text follows the URL and title. Over MCP a client has no page, so the prompt names the
+    page the person has open (URL and title: an event's id is in its URL) and nothing of its text."""
     tools_from = TOOLS_FROM.get(via, TOOLS_FROM["webmcp"])
-    return SYSTEM_PROMPT.format(today=dt.date.today().isoformat(), tools_from=tools_from, **page_context)
+    prompt = SYSTEM_PROMPT.format(
+        today=dt.date.today().isoformat(),
+        tools_from=tools_from,
+        url=page_context.get("url", ""),
+        title=page_context.get("title", ""),
+    )
+    if via != "mcp":
+        prompt += PAGE_TEXT.format(text=(page_context.get("text") or "")[:PAGE_TEXT_FOR_MODEL])
+    return prompt
 
 
 def run_agent(
@@ -209,17 +298,24 @@ def run_agent(
         calls=[],
         finalAnswer=None,
         stoppedBy="step-limit",
+        tokens={"prompt": 0, "completion": 0, "largestPrompt": 0, "requests": 0},
     )
     for step in range(max_steps):
         tools = case_page.tools()
         specs = tool_specs(tools)
-        reply = client.complete(messages, specs)
+        reply, usage = client.exchange(messages, specs)
+        tokens = trace["tokens"]
+        tokens["prompt"] += usage["prompt"]
+        tokens["completion"] += usage["completion"]
+        tokens["largestPrompt"] = max(tokens["largestPrompt"], usage["prompt"])
+        tokens["requests"] += 1
         tool_calls = reply.get("tool_calls") or []
         trace["steps"].append(
             {
                 "step": step,
                 "toolsOffered": [spec["function"]["name"] for spec in specs],
                 "assistant": {"content": reply.get("content"), "tool_calls": tool_calls},
+                "tokens": usage,
             }
         )
         if step == 0:

@@ -48,6 +48,29 @@ def exit_code(report: dict) -> int:
     return 0
 
 
+def pass_rate(counts: dict) -> float | None:
+    """Passed among graded cases (`not_applicable` and `rerun_required` are not graded)."""
+    graded = sum(counts.get(outcome, 0) for outcome in ("pass", "fail", "error"))
+    return counts.get("pass", 0) / graded if graded else None
+
+
+def case_tokens(case: dict) -> dict | None:
+    """A model-mode case's tokens (`trace.tokens`: prompt and completion over its requests), or None."""
+    tokens = (case.get("trace") or {}).get("tokens")
+    return tokens if isinstance(tokens, dict) and tokens.get("requests") else None
+
+
+def run_tokens(cases: list[dict]) -> dict:
+    """Tokens of a model-mode run: sums over its cases, and the largest single prompt."""
+    counted = [tokens for case in cases if (tokens := case_tokens(case))]
+    return {
+        "prompt": sum(t.get("prompt", 0) for t in counted),
+        "completion": sum(t.get("completion", 0) for t in counted),
+        "largestPrompt": max((t.get("largestPrompt", 0) for t in counted), default=0),
+        "cases": len(counted),
+    }
+
+
 def summary(counts: dict) -> str:
     """`pass 3, fail 0, error 0, rerun_required 0` (and `not_applicable N` when some were)."""
     text = ", ".join(f"{outcome} {counts.get(outcome, 0)}" for outcome in OUTCOMES[:4])
@@ -177,6 +200,9 @@ def text_report(report: dict) -> str:
     lines.append("-" * (3 + 2 + 14 + 2 + name_width + 2 + 44 + 2 + 30))
     for position, case in enumerate(cases, 1):
         why = "; ".join(case.get("reasons") or []) or "-"
+        tokens = case_tokens(case)
+        if tokens:
+            why = f"[tokens {tokens['prompt']}+{tokens['completion']}] {why}"
         lines.append(
             f"{position:>3}  {case['outcome']:<14}  {_clip(case['name'], name_width):<{name_width}}  "
             f"{_clip(_calls_summary(case), 44):<44}  {why}"
@@ -186,6 +212,15 @@ def text_report(report: dict) -> str:
         "",
         f"total {counts['total']}: {summary(counts)}",
     ]
+    rate = pass_rate(counts)
+    if rate is not None:
+        lines.append(f"pass rate {rate:.0%} of graded cases")
+    if report.get("tokens", {}).get("cases"):
+        spent = report["tokens"]
+        lines.append(
+            f"tokens {spent['prompt']} prompt + {spent['completion']} completion; "
+            f"largest prompt {spent['largestPrompt']}"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -200,7 +235,8 @@ def html_report(report: dict) -> str:
             indent=2,
         )
         rows.append(
-            f"<tr class='{escape(case['outcome'])}'><td>{position}</td><td>{escape(case['outcome'])}</td>"
+            f"<tr id='case-{position}' class='{escape(case['outcome'])}'><td>{position}</td>"
+            f"<td>{escape(case['outcome'])}</td>"
             f"<td>{escape(case['name'])}</td><td>{escape(_calls_summary(case))}</td><td>{escape(why)}</td></tr>"
             f"<tr><td></td><td colspan='4'><details><summary>trace</summary><pre>{escape(trace)}</pre>"
             "</details></td></tr>"

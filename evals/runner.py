@@ -144,6 +144,8 @@ def mcp_not_applicable(case: Case, tool_names: set[str]) -> str | None:
     browser request to abort. A case calling a tool `/mcp` does not list cannot be played either."""
     if case.meta.setup.get("blockApi"):
         return "not applicable over MCP: blockApi aborts the browser's API requests; no browser here"
+    if case.meta.answerOnPage:
+        return "not applicable over MCP: the answer is in the page's text, and an MCP client has no page"
     missing = [name for name in case_tools(case) if name not in tool_names]
     if missing:
         return f"not applicable over MCP: /mcp does not list {', '.join(missing)}"
@@ -253,7 +255,11 @@ def run_case(
 
 def progress_line(position: int, total: int, entry: dict) -> str:
     seconds = entry["durationMs"] / 1000
-    line = f"[{position:>2}/{total}] {entry['outcome'].upper():<14} {entry['name']}  ({seconds:.1f}s)"
+    line = f"[{position:>2}/{total}] {entry['outcome'].upper():<14} {entry['name']}  ({seconds:.1f}s"
+    tokens = (entry.get("trace") or {}).get("tokens")
+    if tokens and tokens.get("requests"):
+        line += f", tokens {tokens['prompt']} prompt + {tokens['completion']} completion"
+    line += ")"
     if entry["outcome"] != "pass" and entry.get("reasons"):
         line += f"  — {entry['reasons'][0]}"
     return line
@@ -367,6 +373,8 @@ def run(options: RunOptions) -> tuple[dict, dict[str, Path]]:
         report["health"]["end"] = health_stamp(fetch_health(base_url))
     report["finishedAt"] = reports.utc_now()
     settle_outcomes(report)
+    if options.mode == "model":
+        report["tokens"] = reports.run_tokens(report["cases"])
     paths = reports.write(report, options.reports_dir)
     return report, paths
 

@@ -226,6 +226,10 @@ class StubModelServer:
                     return
                 message = stub.script.reply(policy, body.get("messages") or [], body.get("tools") or [])
                 finish = "tool_calls" if message.get("tool_calls") else "stop"
+                # No tokenizer here: the stub counts a token per four bytes of JSON, so that a run's
+                # token figures are non-zero and grow with what is sent, as a model's do.
+                prompt = len(json.dumps([body.get("messages"), body.get("tools")]).encode()) // 4
+                completion = len(json.dumps(message).encode()) // 4
                 self._send(
                     200,
                     {
@@ -234,7 +238,11 @@ class StubModelServer:
                         "created": 0,
                         "model": policy,
                         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+                        "usage": {
+                            "prompt_tokens": prompt,
+                            "completion_tokens": completion,
+                            "total_tokens": prompt + completion,
+                        },
                     },
                 )
 

@@ -1,5 +1,5 @@
-"""Sections 2 and 3: eval pass rates per revision and category, usage by mode over time, and MCP calls
-by connected agent.
+"""Sections 2 and 3: eval pass rates per revision and category, a real model's runs beside the smoke
+runs, usage by mode over time, and MCP calls by connected agent.
 
 Each figure is one aggregate query (the page makes seven in all, whatever the data size). Usage reads
 the day counts (`ActivityCount`, kept with the rows by events/activity.py), not the rows, so its cost
@@ -108,6 +108,123 @@ def regressions(current_revision: str, previous_revision: str | None) -> list[di
         ),
         key=lambda d: (d["category"], d["case"]),
     )
+
+
+@dataclass
+class PathRates:
+    """One path (webmcp or mcp) of one revision: the model's runs and the smoke runs, summed."""
+
+    via: str
+    models: set[str] = field(default_factory=set)
+    model: list[int] = field(default_factory=lambda: [0, 0])  # passed, graded
+    smoke: list[int] = field(default_factory=lambda: [0, 0])
+    model_seconds: float = 0.0  # the model runs' durations, summed
+    model_runs: set[int] = field(default_factory=set)
+    failing: list[dict[str, Any]] = field(default_factory=list)  # {"id", "case", "outcome", "reason", …}
+
+    @staticmethod
+    def _rate(counts: list[int]) -> float | None:
+        return counts[0] / counts[1] if counts[1] else None
+
+    @property
+    def model_rate(self) -> float | None:
+        return self._rate(self.model)
+
+    @property
+    def smoke_rate(self) -> float | None:
+        return self._rate(self.smoke)
+
+    @property
+    def seconds_per_case(self) -> float | None:
+        return self.model_seconds / self.model[1] if self.model[1] else None
+
+
+@dataclass
+class ModelRevision:
+    revision: str
+    current: bool
+    last_run: Any
+    paths: dict[str, PathRates] = field(default_factory=dict)
+
+
+def model_runs(current_revision: str) -> list[ModelRevision]:
+    """Per revision with a model run (newest first, at most REVISIONS_SHOWN): over each path the real
+    model's pass rate beside the smoke run's, the model's name, how long its runs took, and its failing
+    cases (each with its result's id, for the trace page). Two queries.
+
+    Several runs of one revision and path (a bank run in parts) are summed; `rerun_required` and
+    `not_applicable` results are not graded, and a run during which the site changed counts for none.
+    """
+    rows = (
+        EvalResult.objects.filter(run__revision_changed=False, run__mode__in=("smoke", "model"))
+        .exclude(outcome__in=("rerun_required", "not_applicable"))
+        .values(
+            "run_id",
+            "run__revision",
+            "run__via",
+            "run__mode",
+            "run__model",
+            "run__started_at",
+            "run__finished_at",
+            "outcome",
+        )
+        .annotate(count=Count("id"))
+        .order_by()
+    )
+    revisions: dict[str, ModelRevision] = {}
+    smoke: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows:
+        key = (row["run__revision"], row["run__via"])
+        passed = row["count"] if row["outcome"] == "pass" else 0
+        if row["run__mode"] == "smoke":
+            smoke[key][0] += passed
+            smoke[key][1] += row["count"]
+            continue
+        found = revisions.setdefault(
+            row["run__revision"],
+            ModelRevision(
+                row["run__revision"], row["run__revision"] == current_revision, row["run__started_at"]
+            ),
+        )
+        found.last_run = max(found.last_run, row["run__started_at"])
+        path = found.paths.setdefault(row["run__via"], PathRates(row["run__via"]))
+        path.models.add(row["run__model"] or "?")
+        path.model[0] += passed
+        path.model[1] += row["count"]
+        if row["run_id"] not in path.model_runs and row["run__finished_at"]:
+            path.model_runs.add(row["run_id"])
+            path.model_seconds += (row["run__finished_at"] - row["run__started_at"]).total_seconds()
+    shown = sorted(revisions.values(), key=lambda r: (not r.current, -r.last_run.timestamp()))
+    shown = shown[:REVISIONS_SHOWN]
+    for found in shown:
+        for via, path in found.paths.items():
+            path.smoke = smoke.get((found.revision, via), [0, 0])
+        found.paths = dict(sorted(found.paths.items(), key=lambda item: (item[0] != "webmcp", item[0])))
+    failing = (
+        EvalResult.objects.filter(
+            run__mode="model",
+            run__revision_changed=False,
+            run__revision__in=[found.revision for found in shown],
+            outcome__in=("fail", "error"),
+        )
+        .values(
+            "id",
+            "case",
+            "outcome",
+            "reason",
+            "prompt_tokens",
+            "completion_tokens",
+            "run__revision",
+            "run__via",
+        )
+        .order_by("case", "id")
+    )
+    by_revision = {found.revision: found for found in shown}
+    for failed in failing:
+        listed = by_revision[failed["run__revision"]].paths.get(failed["run__via"])
+        if listed is not None:
+            listed.failing.append(dict(failed))
+    return shown
 
 
 @dataclass

@@ -43,6 +43,12 @@ class EvalResult(models.Model):
     route = models.CharField(_("route"), max_length=200, blank=True)
     outcome = models.CharField(_("outcome"), max_length=20, choices=[(o, o) for o in OUTCOMES])
     reason = models.TextField(_("reason"), blank=True)
+    #: Model mode: what the case cost (the endpoint's count, summed over the case's requests).
+    prompt_tokens = models.PositiveIntegerField(_("prompt tokens"), null=True, blank=True)
+    completion_tokens = models.PositiveIntegerField(_("completion tokens"), null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(_("duration (ms)"), null=True, blank=True)
+    #: The case's trace and grading as the report has them, for the dashboard's trace page.
+    trace = models.JSONField(_("trace"), default=dict, blank=True)
 
     class Meta:
         ordering = ["run", "id"]

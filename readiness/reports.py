@@ -31,6 +31,19 @@ def _route(case: dict[str, Any]) -> str:
     return str(meta.get("route") or "") if isinstance(meta, dict) else ""
 
 
+def _tokens(case: dict[str, Any], key: str) -> int | None:
+    tokens = (case.get("trace") or {}).get("tokens") if isinstance(case.get("trace"), dict) else None
+    if not isinstance(tokens, dict) or not tokens.get("requests"):
+        return None
+    value = tokens.get(key)
+    return value if isinstance(value, int) and value >= 0 else None
+
+
+def _trace(case: dict[str, Any]) -> dict[str, Any]:
+    """What the trace page shows: the case's trace, grading and reasons, as the report has them."""
+    return {key: case.get(key) for key in ("trace", "grading", "reasons", "error") if case.get(key)}
+
+
 @transaction.atomic
 def import_report(raw: bytes, *, source: str = "") -> tuple[EvalRun, bool]:
     """The run of report `raw` (created, or found when imported before) and whether it is new."""
@@ -73,6 +86,10 @@ def import_report(raw: bytes, *, source: str = "") -> tuple[EvalRun, bool]:
                 outcome=case["outcome"] if case.get("outcome") in OUTCOMES else "error",
                 reason="; ".join(str(r) for r in case.get("reasons") or [] if r)
                 or str(case.get("error") or ""),
+                prompt_tokens=_tokens(case, "prompt"),
+                completion_tokens=_tokens(case, "completion"),
+                duration_ms=case["durationMs"] if isinstance(case.get("durationMs"), int) else None,
+                trace=_trace(case),
             )
             for case in data.get("cases") or []
         ]

@@ -1,21 +1,25 @@
 """`/admin/agent-readiness/`: what agents can do on each page, how well they do it, how usage moves.
 
-Staff only (the admin site's own login). Seven queries whatever the data size: the session and the
-user (the admin's), eval rates, regressions, usage per day, refusals, MCP calls by connected agent
-(tests/readiness/test_dashboard.py).
+Staff only (the admin site's own login). Nine queries whatever the data size: the session and the
+user (the admin's), eval rates, regressions, the real model's runs and their failing cases, usage per
+day, refusals, MCP calls by connected agent (tests/readiness/test_dashboard.py). A failing case links to
+its trace (`eval_trace`), as the report stored it.
 """
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 
 from core.revision import revision
 from webmcp.registry import registry
 
 from . import charts, figures, matrix
+from .models import EvalResult
 
 
 def agent_readiness(request: HttpRequest) -> HttpResponse:
@@ -36,6 +40,7 @@ def agent_readiness(request: HttpRequest) -> HttpResponse:
         "current_rates": current_rates,
         "previous_revision": previous,
         "regressions": figures.regressions(current, previous) if current_rates else [],
+        "model_runs": figures.model_runs(current),
         "usage": usage,
         "clients": figures.calls_by_client(),
         "clients_shown": figures.CLIENTS_SHOWN,
@@ -67,3 +72,15 @@ def agent_readiness(request: HttpRequest) -> HttpResponse:
         ),
     }
     return render(request, "readiness/dashboard.html", context)
+
+
+def eval_trace(request: HttpRequest, pk: int) -> HttpResponse:
+    """One case of one eval run: its outcome, why, what it cost, and its trace and grading as recorded."""
+    result = get_object_or_404(EvalResult.objects.select_related("run"), pk=pk)
+    context = {
+        **admin.site.each_context(request),
+        "title": _("Eval trace"),
+        "result": result,
+        "trace": json.dumps(result.trace, ensure_ascii=False, indent=2),
+    }
+    return render(request, "readiness/trace.html", context)

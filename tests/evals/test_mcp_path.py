@@ -26,11 +26,20 @@ def starting(bank: dict[str, Case], prefix: str) -> Case:
     return next(case for name, case in bank.items() if name.startswith(prefix))
 
 
-def test_only_the_blocked_api_cases_are_not_applicable_over_mcp(bank, mcp_tool_names):
+def test_the_blocked_api_and_answer_on_the_page_cases_are_not_applicable_over_mcp(bank, mcp_tool_names):
+    """blockApi aborts the browser's requests; answerOnPage asks what the page's text says, and an MCP
+    client has no page (its prompt carries none of the text)."""
     tools = set(mcp_tool_names)
     skipped = {name for name, case in bank.items() if mcp_not_applicable(case, tools)}
-    assert skipped == {name for name, case in bank.items() if case.meta.setup.get("blockApi")}
-    assert len(skipped) == 2 and all(name.startswith("RECOVERY") for name in skipped)
+    blocked = {name for name, case in bank.items() if case.meta.setup.get("blockApi")}
+    on_page = {name for name, case in bank.items() if case.meta.answerOnPage}
+    assert skipped == blocked | on_page
+    assert len(blocked) == 2 and all(name.startswith("RECOVERY") for name in blocked)
+    assert len(on_page) == 2 and all(name.startswith("NO-03") for name in on_page)
+    reason = mcp_not_applicable(starting(bank, "NO-03 en"), tools)
+    assert (
+        reason == "not applicable over MCP: the answer is in the page's text, and an MCP client has no page"
+    )
     # A tool /mcp does not list makes a case not applicable too.
     reason = mcp_not_applicable(starting(bank, "WRITE-05 en"), tools - {"join_waitlist"})
     assert reason == "not applicable over MCP: /mcp does not list join_waitlist"

@@ -191,13 +191,22 @@ def test_model_mode_with_the_good_stub_policy_passes_and_keeps_the_whole_trace(
     code, report, output = run_evals(tmp_path, "model", "--base-url", site, *only, env=env)
     assert code == 0, output
     assert report["totals"]["pass"] == report["totals"]["total"] >= 10
-    assert report["model"] == {"baseUrl": stub.base_url, "model": "stub-good", "apiKeySet": True}
+    assert {key: report["model"][key] for key in ("baseUrl", "model", "apiKeySet")} == {
+        "baseUrl": stub.base_url,
+        "model": "stub-good",
+        "apiKeySet": True,
+    }
+    assert report["model"]["settings"]["temperature"] == 0.0 and report["model"]["settings"]["seed"]
     assert "not-a-secret" not in json.dumps(report)
     cases = by_name(report)
     ordered = next(entry for name, entry in cases.items() if name.startswith("ORD-01"))
     trace = ordered["trace"]
     assert trace["prompt"]["messages"][0]["content"].startswith("Search for WebMCP events")
     assert "Find an event" in trace["prompt"]["system"]  # the page's visible text
+    tokens = trace["tokens"]
+    assert tokens["requests"] == 3 and tokens["prompt"] > 0 and tokens["completion"] > 0
+    assert report["tokens"]["prompt"] >= tokens["prompt"] and report["tokens"]["cases"] >= 10
+    assert f"tokens {tokens['prompt']} prompt + {tokens['completion']} completion" in output
     assert [(c["functionName"], c["step"]) for c in trace["calls"]] == [
         ("search_events", 0),
         ("get_event_details", 1),
@@ -288,26 +297,31 @@ def test_smoke_over_mcp_runs_every_applicable_case_and_each_passes(site, site_da
     code, report, output = run_evals(tmp_path, "smoke", "--via", "mcp", "--base-url", site, env=site_database)
     bank = load_bank()
     blocked = [case.name for case in bank if case.meta.setup.get("blockApi")]
+    on_page = [case.name for case in bank if case.meta.answerOnPage]  # an MCP client has no page
     assert code == 0, output
-    assert len(blocked) == 2
+    assert len(blocked) == 2 and len(on_page) == 2
     assert report["totals"] == {
-        "pass": len(bank) - len(blocked),
+        "pass": len(bank) - len(blocked) - len(on_page),
         "fail": 0,
         "error": 0,
         "rerun_required": 0,
-        "not_applicable": len(blocked),
+        "not_applicable": len(blocked) + len(on_page),
         "total": len(bank),
     }
     assert report["via"] == "mcp" and "browser" not in report
     assert report["mcp"]["url"] == f"{site}/mcp" and report["mcp"]["mode"] == "2026-07-28"
     assert "register_event" in report["mcp"]["tools"]
-    assert output.count("] PASS") == len(bank) - len(blocked)
-    assert output.count("] NOT_APPLICABLE") == len(blocked) and "via mcp" in output
+    assert output.count("] PASS") == len(bank) - len(blocked) - len(on_page)
+    assert output.count("] NOT_APPLICABLE") == len(blocked) + len(on_page) and "via mcp" in output
     assert not TOKEN.search(json.dumps(report)), "a token leaked into the report"
     cases = by_name(report)
     for name in blocked:
         assert cases[name]["outcome"] == "not_applicable"
         assert cases[name]["reasons"][0].startswith("not applicable over MCP: blockApi")
+    for name in on_page:
+        assert cases[name]["reasons"][0].startswith(
+            "not applicable over MCP: the answer is in the page's text"
+        )
     # Route-bound: the detail page's `{}` goes over MCP with the page's event id.
     nav = next(entry for name, entry in cases.items() if name.startswith("NAV-01"))
     [call] = nav["trace"]["calls"]
@@ -351,7 +365,7 @@ def test_smoke_over_mcp_runs_every_applicable_case_and_each_passes(site, site_da
                 assert call["confirmedByRunner"] is True, name
                 assert call["result"]["registration"]["status"] == "confirmed", name
     text = Path(report["files"]["txt"]).read_text(encoding="utf-8")
-    assert "via=mcp" in text and "not_applicable 2" in text
+    assert "via=mcp" in text and f"not_applicable {len(blocked) + len(on_page)}" in text
     assert report["files"]["json"].endswith("-smoke-mcp.json")
 
     regraded = regrade(report, tmp_path / "again")
@@ -374,7 +388,7 @@ def test_model_mode_over_mcp_with_the_good_stub_policy_passes(site, site_databas
     code, report, output = run_evals(tmp_path, "model", "--via", "mcp", "--base-url", site, *only, env=env)
     assert code == 0, output
     totals = report["totals"]
-    assert totals["not_applicable"] == 1 and totals["pass"] == totals["total"] - 1 >= 9, output
+    assert totals["not_applicable"] == 2 and totals["pass"] == totals["total"] - 2 >= 8, output
     assert report["via"] == "mcp" and report["model"]["model"] == "stub-good"
     assert not TOKEN.search(json.dumps(report)), "a token leaked into the report"
     cases = by_name(report)
@@ -390,6 +404,7 @@ def test_model_mode_over_mcp_with_the_good_stub_policy_passes(site, site_databas
     claim = cases["WRITE-07 en: claim the held seat, the person confirms"]
     [call] = claim["trace"]["calls"]
     assert call["confirmedByRunner"] is True and call["result"]["registration"]["status"] == "confirmed"
+    assert "Visible text" not in trace["prompt"]["system"]  # an MCP client has no page to read
     page_question = next(entry for name, entry in cases.items() if name.startswith("NO-03 en"))
-    assert page_question["trace"]["calls"] == [] and page_question["trace"]["stoppedBy"] == "answer"
-    assert "WebMCP" in page_question["trace"]["prompt"]["system"]  # the page's text, fetched over HTTP
+    assert page_question["outcome"] == "not_applicable"
+    assert "the answer is in the page's text" in page_question["reasons"][0]

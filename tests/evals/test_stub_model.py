@@ -207,4 +207,63 @@ def test_model_mode_needs_its_environment(monkeypatch):
     monkeypatch.setenv("EVALS_API_KEY", "k")
     config = ModelConfig.from_env()
     assert config.base_url == "http://127.0.0.1:9/v1"
-    assert config.public() == {"baseUrl": "http://127.0.0.1:9/v1", "model": "x", "apiKeySet": True}
+    public = config.public()
+    assert {key: public[key] for key in ("baseUrl", "model", "apiKeySet")} == {
+        "baseUrl": "http://127.0.0.1:9/v1",
+        "model": "x",
+        "apiKeySet": True,
+    }
+    assert public["settings"] == {
+        "temperature": 0.0,
+        "seed": 1234,
+        "maxTokens": 512,
+        "timeoutSeconds": 180.0,
+        "attemptsPerRequest": 1,
+    }
+    monkeypatch.setenv("EVALS_TIMEOUT", "soon")
+    with pytest.raises(ModelError, match="EVALS_TIMEOUT must be a number"):
+        ModelConfig.from_env()
+
+
+def test_every_request_carries_max_tokens_temperature_and_seed_and_returns_its_tokens(stub):
+    """A small model may write until its context is full without a token limit; temperature 0 and a
+    fixed seed make a run repeatable. The tokens an answer cost come back with it."""
+    before = len(stub.requests)
+    reply, usage = client(stub, "stub-good").exchange(conversation("NO-01 en"), tool_specs([SEARCH_TOOL]))
+    [sent] = stub.requests[before:]
+    assert sent["body"]["max_tokens"] == 512
+    assert sent["body"]["temperature"] == 0.0 and sent["body"]["seed"] == 1234
+    assert usage["prompt"] > 0 and usage["completion"] > 0
+    assert reply["content"]
+
+
+def test_a_request_that_hangs_is_cut_off_with_a_clear_error_and_not_repeated():
+    """An endpoint that does not answer ends the case after the time limit, once: no retry."""
+    import socket
+    import threading
+    import time
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    accepted: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            accepted.append(connection)  # read nothing, answer nothing
+
+    threading.Thread(target=accept, daemon=True).start()
+    port = listener.getsockname()[1]
+    config = ModelConfig(base_url=f"http://127.0.0.1:{port}/v1", model="m", timeout=0.5)
+    started = time.monotonic()
+    try:
+        with pytest.raises(ModelError, match=r"did not answer within 0.5 s \(EVALS_TIMEOUT\)"):
+            ChatClient(config).complete(conversation("NO-01 en"), [])
+    finally:
+        listener.close()
+    assert time.monotonic() - started < 5
+    assert len(accepted) == 1

@@ -15,6 +15,7 @@ from core.revision import revision
 from core.visitors import Mode, Visitor
 from events import actions
 from events.actions import ACTIONS, Caller, perform
+from readiness.models import EvalResult
 from readiness.reports import import_report
 from tests.factories import ActivityFactory, EventFactory, UserFactory
 
@@ -25,7 +26,14 @@ EN = {"Accept-Language": "en"}
 
 
 def report(
-    rev: str, outcomes: dict[str, str], *, started: str = "2026-11-30T10:00:00Z", changed: bool = False
+    rev: str,
+    outcomes: dict[str, str],
+    *,
+    started: str = "2026-11-30T10:00:00Z",
+    changed: bool = False,
+    mode: str = "smoke",
+    via: str = "webmcp",
+    finished: str | None = None,
 ) -> bytes:
     """An eval report as evals/report.py writes it (the fields the import reads)."""
     end = {"revision": rev + "-new" if changed else rev, "toolCatalogueFingerprint": "sha256:x"}
@@ -33,10 +41,11 @@ def report(
         {
             "kind": "agentready-evals-report",
             "formatVersion": 1,
-            "mode": "smoke",
-            "via": "webmcp",
+            "mode": mode,
+            "via": via,
+            "model": {"model": "qwen2.5-coder-1.5b-instruct-q4_k_m"} if mode == "model" else None,
             "startedAt": started,
-            "finishedAt": started,
+            "finishedAt": finished or started,
             "health": {"start": {"revision": rev, "toolCatalogueFingerprint": "sha256:x"}, "end": end},
             "totals": {},
             "cases": [
@@ -46,6 +55,13 @@ def report(
                     "case": {"meta": {"route": "/events/"}},
                     "outcome": outcome,
                     "reasons": [] if outcome == "pass" else ["expected search_events, got nothing"],
+                    "durationMs": 30_000,
+                    "trace": {
+                        "calls": [{"functionName": "save_event", "args": {}}],
+                        "tokens": {"prompt": 1200, "completion": 40, "largestPrompt": 900, "requests": 2},
+                    }
+                    if mode == "model"
+                    else {"calls": []},
                 }
                 for name, outcome in outcomes.items()
             ],
@@ -71,12 +87,13 @@ def test_linked_from_the_admin_index(staff_client):
     assert f'href="{URL}"' in staff_client.get("/admin/").content.decode()
 
 
-def test_seven_queries_whatever_the_data(staff_client):
+def test_nine_queries_whatever_the_data(staff_client):
     def queries() -> int:
         with CaptureQueriesContext(connection) as captured:
             assert staff_client.get(URL).status_code == 200
         return len(captured)
 
+    import_report(report("rev-small", {"SEL-01": "fail"}, mode="model"))  # a failing case to list
     small = queries()
     event = EventFactory()
     for n in range(30):
@@ -87,7 +104,12 @@ def test_seven_queries_whatever_the_data(staff_client):
         import_report(
             report(f"rev{n}", {f"SEL-0{i}": "pass" for i in range(5)}, started=f"2026-11-2{n}T10:00:00Z")
         )
-    assert queries() == small <= 7
+        for via in ("webmcp", "mcp"):
+            outcomes = {f"SEL-0{i}": ("pass", "fail", "error")[i % 3] for i in range(5)}
+            import_report(
+                report(f"rev{n}", outcomes, started=f"2026-11-2{n}T11:00:00Z", mode="model", via=via)
+            )
+    assert queries() == small <= 9
 
 
 def test_tools_per_page_and_state(staff_client):
@@ -223,3 +245,37 @@ def test_import_command_counts_a_report_once(tmp_path):
     call_command("import_eval_report", str(path), stdout=out)
     call_command("import_eval_report", str(path), stdout=out)
     assert EvalRun.objects.count() == 1 and "already imported" in out.getvalue()
+
+
+def test_a_real_models_pass_rate_per_path_beside_the_smoke_runs_with_its_failing_traces(staff_client):
+    """Per revision and path: the model's rate (its runs summed), the smoke run's, the model's name, the
+    duration, and each failing case linked to the trace it was recorded with."""
+    here = revision()
+    import_report(report(here, {"SEL-01": "pass", "WRITE-01": "pass", "NO-01": "pass"}))
+    import_report(report(here, {"SEL-01": "pass", "WRITE-01": "pass"}, via="mcp"))
+    model = {"started": "2026-11-30T11:00:00Z", "finished": "2026-11-30T11:02:00Z", "mode": "model"}
+    import_report(report(here, {"SEL-01": "pass", "WRITE-01": "fail", "NO-01": "pass"}, **model))
+    import_report(report(here, {"SEL-01": "error", "WRITE-01": "fail"}, via="mcp", **model))
+    import_report(report(here, {"NO-03": "not_applicable"}, via="mcp", **model))
+    html = staff_client.get(URL).content.decode()
+    table = html[html.index('id="model-runs"') : html.index("</table>", html.index('id="model-runs"'))]
+    webmcp, mcp = table.split("<tbody>")[1].split("</tr>")[:2]
+    assert "<td>webmcp</td>" in webmcp and "<td>mcp</td>" in mcp
+    assert "qwen2.5-coder-1.5b-instruct-q4_k_m" in webmcp
+    assert "67 % (2/3)" in webmcp and "100 % (3/3)" in webmcp  # the model's, then the smoke run's
+    assert "0 % (0/2)" in mcp and "100 % (2/2)" in mcp  # not_applicable is not graded
+    assert "2 min (40 s a case)" in webmcp
+    failing = EvalResult.objects.get(run__mode="model", run__via="webmcp", case="WRITE-01")
+    link = f'href="/admin/agent-readiness/trace/{failing.pk}/"'
+    assert link in webmcp and "SEL-01" not in webmcp.split("<td>", 6)[-1]
+    assert "SEL-01</a> (error)" in mcp and "WRITE-01</a> (fail)" in mcp
+    page = staff_client.get(f"/admin/agent-readiness/trace/{failing.pk}/").content.decode()
+    assert "expected search_events, got nothing" in page and "save_event" in page
+    assert "1200 prompt + 40 completion" in page
+
+
+def test_the_trace_page_is_staff_only(staff_client):
+    import_report(report(revision(), {"SEL-01": "fail"}, mode="model"))
+    result = EvalResult.objects.get()
+    assert Client().get(f"/admin/agent-readiness/trace/{result.pk}/").status_code == 302
+    assert staff_client.get("/admin/agent-readiness/trace/999999/").status_code == 404
