@@ -29,6 +29,9 @@ from bench.writes import WritesSite
 
 NAME = "peer"
 TARGETS = {"event_page": 5.0, "catalogue": 5.0, "rest_registration": 10.0, "browser_registration": 20.0}
+#: At least this long a warm-up for each side: pretix's first pages in each worker compile its templates,
+#: and on a busy machine a shorter wrk run saw no answer at all.
+WARMUP_S = 3.0
 ORDER_PAGE = re.compile(r"/order/[A-Z0-9]+/[a-z0-9]+/")
 
 
@@ -159,7 +162,7 @@ def measure(site: WritesSite, session: Session, statements: dict, profile: dict)
         seconds=profile["slice_s"],
         connections=connections,
         threads=2,
-        warmup=profile["warmup_s"],
+        warmup=max(profile["warmup_s"], WARMUP_S),
         headers={"pretix_api": {"Authorization": f"Token {seeded['token']}"}},
     )
     reads = {name: load.summarize(items) for name, items in slices.items()}
