@@ -17,7 +17,6 @@ not an OAuth token or code.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import re
@@ -46,9 +45,8 @@ from oauth2_provider.models import (
     get_refresh_token_model,
 )
 
-from core.errors import DomainError
-from core.visitors import Visitor
-from events import services
+from core.visitors import Mode, Visitor
+from events.actions import ACTIONS, Caller, perform
 from events.choices import ACTIVE_WAITLIST, NotificationStatus, RegistrationStatus
 from events.mail.tasks import open_notification
 from events.models import (
@@ -350,18 +348,22 @@ def delete_account(*, user: Any, language: str | None = None) -> AccountDeleted:
             or settings.LANGUAGE_CODE
         )
 
+    # Through their rows, as the person on this page (channel ui): each change has its Activity row
+    # (cleared of the person below, as their older rows are); a refusal too, as any refused call.
+    caller = Caller(visitor=visitor, channel=Mode.UI)
     left = 0
     for entry in WaitlistEntry.objects.filter(user=user, status__in=ACTIVE_WAITLIST).select_related("event"):
-        with contextlib.suppress(DomainError):  # an event no longer published: goes with the account
-            left += services.leave_waitlist(visitor=visitor, event_id=entry.event.public_id).was_waiting
+        # An event no longer published is refused: the entry goes with the account.
+        data = {"event_id": entry.event.public_id}
+        performed = perform(ACTIONS["leave_waitlist"], caller, data)
+        left += performed.error is None and performed.result.was_waiting
     cancelled = 0
     confirmed = Registration.objects.filter(user=user, status=RegistrationStatus.CONFIRMED)
     for registration in confirmed.select_related("event"):
-        try:
-            services.cancel_registration(visitor=visitor, event_id=registration.event.public_id)
-        except DomainError:  # started, or no longer published: deleted with the account
-            continue
-        cancelled += 1
+        # Started, or no longer published, is refused: the registration is deleted with the account.
+        data = {"event_id": registration.event.public_id}
+        performed = perform(ACTIONS["cancel_registration"], caller, data)
+        cancelled += performed.error is None
 
     for agent in list_connected_agents(user=user):
         revoke_connected_agent(user=user, application_id=agent.application_id)

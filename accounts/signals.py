@@ -10,7 +10,7 @@ from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 
 from core.visitors import SESSION_TOKEN_KEY
-from events import services
+from events.services import saves
 
 
 @receiver(user_logged_in, dispatch_uid="accounts_merge_saved_events")
@@ -20,7 +20,7 @@ def merge_saved_events(sender, request, user, **kwargs) -> None:
         return
     token = session.get(SESSION_TOKEN_KEY, "")
     if token:
-        services.merge_saved_events(token=token, user=user)
+        saves.merge_saved_events(token=token, user=user)
         session.pop(SESSION_TOKEN_KEY, None)
 
 

@@ -79,6 +79,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "accounts.middleware.AuthenticationMiddleware",  # the person read with the session (one statement)
+    "core.visitors.VisitorMiddleware",  # request.visitor, resolved on first use
     "core.middleware.PageMessageMiddleware",  # Django's, except for the envelope's paths (/api, /health)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",

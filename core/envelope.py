@@ -75,7 +75,8 @@ def current_state_version(request: Any) -> int | None:
     if request is None:
         return None
     try:
-        return state_version_of(visitor_from_request(request))
+        visitor = getattr(request, "visitor", None)  # VisitorMiddleware's; else read from the request
+        return state_version_of(visitor if visitor is not None else visitor_from_request(request))
     except Exception:
         logger.warning("stateVersion could not be read for an error envelope", exc_info=True)
         return None

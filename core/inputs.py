@@ -113,3 +113,29 @@ def _remembered(
     """`_validated` of `given` by the kept instance for `language`, in time zone `zone` (DateTimeField
     reads it), kept for the next call with the same text."""
     return _validated(_validator(serializer_class)[0], dict(given))
+
+
+class _Nothing(serializers.Serializer):
+    """Takes nothing: any key is an unknown parameter."""
+
+
+class NothingBut(dict[str, Any]):
+    """What a call takes, as a dict (so its event is known for the call's row even when the rest is
+    refused), and as the function `perform` calls to read its input: that first finds each other part
+    of the request (its query, its body, or a function that reads one) empty. A key there is refused
+    (UNKNOWN_PARAMETER, or repeated, or a body that is not an object), never ignored; read where
+    `perform` reads its input, after the token's scope and the write rate."""
+
+    def __init__(self, data: Mapping[str, Any], others: tuple[Any, ...]) -> None:
+        super().__init__(data)
+        self.others = others
+
+    def __call__(self) -> dict[str, Any]:
+        for part in self.others:
+            validated_input(_Nothing, part() if callable(part) else part)
+        return dict(self)
+
+
+def nothing_but(data: Mapping[str, Any], *others: Any) -> NothingBut:
+    """`data`, with nothing in `others` (see `NothingBut`)."""
+    return NothingBut(data, others)

@@ -7,11 +7,14 @@ the same thing and the rules never depend on where a call came from.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import models
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext_lazy as _
 
 
@@ -34,6 +37,9 @@ MODE_HEADER = "X-Client-Mode"
 class Visitor:
     user: User | None = None  # Django's User: the project keeps the default AUTH_USER_MODEL
     token: str = ""
+    #: The site itself, acting for its operator (a management command): a declared system actor, never
+    #: a request's visitor. `SYSTEM` is the one; the use cases that allow it say so.
+    system: bool = False
 
     @property
     def is_authenticated(self) -> bool:
@@ -62,11 +68,41 @@ def visitor_from_request(request: HttpRequest, *, create_token: bool = False) ->
     return Visitor(token=token)
 
 
+class VisitorMiddleware:
+    """`request.visitor`: who is asking, resolved on first use and then kept for the request, as
+    Django's `request.user` is (and django-htmx's `request.htmx`). It reads `request.user`, so it comes
+    after the authentication middleware; on the API, DRF's authentication has run before a view reads
+    it (a DRF `Request` hands the attribute on to Django's)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        request.visitor = SimpleLazyObject(lambda: visitor_from_request(request))  # type: ignore[attr-defined]
+        return self.get_response(request)
+
+
+def with_token(request: Any) -> Visitor:
+    """The request's visitor, given a session token now when they have neither account nor token (an
+    anonymous save needs one); `request.visitor` is that visitor from then on."""
+    visitor: Visitor = request.visitor
+    if visitor.user is None and not visitor.token and getattr(request, "session", None) is not None:
+        visitor = visitor_from_request(request, create_token=True)
+        getattr(request, "_request", request).visitor = visitor  # a DRF Request: Django's below it
+    return visitor
+
+
+#: The declared system actor: what the site's operator does from the shell (`manage.py add_event_staff`).
+SYSTEM = Visitor(system=True)
+
+
 #: Mode.values, which Django builds anew at each read.
 MODES = frozenset(Mode.values)
 
 
-def client_mode(request: HttpRequest, *, default: Mode) -> Mode:
-    """The mode a request declares in `X-Client-Mode`; anything unknown falls back to `default`."""
+def claimed_mode(request: HttpRequest | Any) -> str:
+    """What a request says it is in `X-Client-Mode` ("" when nothing known): recorded beside the
+    Activity row's channel as the caller's claim, never taken for the channel, which the interface the
+    request entered by fixes (a tool call `agent`, a page's post `ui`, the API `api`)."""
     raw = request.headers.get(MODE_HEADER, "").strip().lower()
-    return Mode(raw) if raw in MODES else default
+    return raw if raw in MODES else ""

@@ -16,7 +16,7 @@ neither a request nor a mode.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -39,24 +39,28 @@ from events.contract import (
     CheckInInput,
     CheckInOutput,
     EventDetailsOutput,
+    EventEditInput,
     EventRefInput,
     EventSearchInput,
     FindAttendeeInput,
     LeaveWaitlistOutput,
     NoInput,
+    NotificationRefInput,
     RegistrationOutput,
     RegistrationRefInput,
     ResendTicketOutput,
     SaveOutput,
     SearchOutput,
+    StaffInput,
+    StaffRemovalInput,
     UndoCheckInOutput,
     UnsaveOutput,
     WaitlistOutput,
 )
 
-from . import activity, policies, selectors, services
+from . import activity, policies, selectors
 from .models import PUBLIC_ID_PATTERN
-from .services import door
+from .services import calendar, door, organiser, registrations, saves, staff, waitlist
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -92,6 +96,17 @@ class Action:
     created: Callable[[Any], bool] | None = None
     #: It changes nothing, though its scope is not `events:read` (the door's list of attendees).
     read_only: bool = False
+    #: The page route a person's button posts to, under `events/<event_id>/` (its URL name is the
+    #: action's, dashed: `save-event`); `events/urls.py` makes the route from it, served by one page
+    #: view for every such row and, where a WebMCP tool calls it, one tool-call view.
+    page: str | None = None
+    #: The page a post without `confirm=yes` answers first, asking the person (works without JavaScript).
+    confirm_page: str | None = None
+
+    @property
+    def url_name(self) -> str:
+        """The page route's name: the action's, dashed."""
+        return self.name.replace("_", "-")
 
     @property
     def writes(self) -> bool:
@@ -112,6 +127,8 @@ class Caller:
     rate_request: HttpRequest | Any | None = None
     #: The connected agent that holds the caller's OAuth token ("Claude (claude.ai)"); "" for none.
     client: str = ""
+    #: What the request said it was (`X-Client-Mode`), recorded beside the channel, never taken for it.
+    claimed: str = ""
 
 
 @dataclass
@@ -167,23 +184,48 @@ def perform(
     caller: Caller,
     data: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
     *,
-    nothing_else: Iterable[Any] = (),
+    input: type[Serializer] | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Performed:
+    """Perform `action` for `caller` on `data` (the caller's input, or a function that reads it; what
+    else the request held is the interface's to refuse in it, `core.inputs.nothing_but`).
+
+    In order: a token-only channel needs an account, a token needs the action's scope, a write keeps
+    within the write rate, `data` is read and valid for `input` (the row's own input by default; a
+    tool's may be narrower, the API's names its keys by `source=`). `options` are the interface's own
+    arguments for the use case (a page size), never the caller's. Exactly one Activity row is
+    written: a write's that succeeded inside the write's own transaction, which `perform` opens (so
+    the change and its record commit together); a read's or a refusal's after the call. None for the
+    write rate (a flood must not turn into rows) or an outage.
+    """
+    return _performed(action, caller, data, input=input, options=options)
+
+
+def preview_first(
+    action: Action,
+    caller: Caller,
+    data: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
+    *,
+    input: type[Serializer] | None = None,
+    final: bool = True,
+) -> Performed:
+    """A consequential call the person has not confirmed yet (MCP): as `perform`, but it stops at the
+    row's preview, the sentence they confirm (a call the preview finds nothing to confirm in runs).
+    `final=False`: a refusal here is not the call's answer (the person declined, or the confirmation
+    was stale), so it writes no row."""
+    return _performed(action, caller, data, input=input, confirmed=False, final=final)
+
+
+def _performed(
+    action: Action,
+    caller: Caller,
+    data: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
+    *,
     input: type[Serializer] | None = None,
     options: Mapping[str, Any] | None = None,
     confirmed: bool = True,
     final: bool = True,
 ) -> Performed:
-    """Perform `action` for `caller` on `data` (the caller's input, or a function that reads it).
-
-    In order: a token-only channel needs an account, a token needs the action's scope, a write keeps
-    within the write rate, `nothing_else` (other parts of the request, or functions reading them) is
-    empty, `data` is valid for `input` (the row's own input by default). An unconfirmed consequential
-    call stops at its preview. `options` are the interface's own arguments for the use case (a page
-    size), never the caller's. Exactly one Activity row is written: a write's that succeeded inside
-    the write's own transaction, which `perform` opens (so the change and its record commit together);
-    a read's or a refusal's after the call. None for a preview, the write rate (a flood must not turn
-    into rows), an outage, or a refusal that is not the call's answer (`final=False`).
-    """
     performed = Performed(action=action, caller=caller)
     names_event = "event_id" in (input or action.input)._declared_fields
     raw_event_id = data.get("event_id") if names_event and isinstance(data, Mapping) else None
@@ -194,8 +236,6 @@ def perform(
             raise InsufficientScope(extra={"scope": action.scope or ""})
         if action.writes and caller.rate_request is not None:
             check_write_rate(caller.rate_request)
-        for part in nothing_else:
-            validated_input(NoInput, part() if callable(part) else part)
         given = data() if callable(data) else data
         if names_event and isinstance(given, Mapping):
             raw_event_id = given.get("event_id")
@@ -236,6 +276,7 @@ def _row(performed: Performed, raw_event_id: Any) -> dict[str, Any]:
         "visitor": performed.caller.visitor,
         "event": event.pk if event is not None else (raw_event_id if well_formed else None),
         "client": performed.caller.client,
+        "claimed_mode": performed.caller.claimed,
     }
 
 
@@ -319,7 +360,7 @@ ACTIONS = _rows(
     Action("get_event_details", selectors.get_event_details, EventRefInput, EventDetailsOutput, READ),
     Action(
         "save_event",
-        services.save_event,
+        saves.save_event,
         EventRefInput,
         SaveOutput,
         SAVED_WRITE,
@@ -329,20 +370,22 @@ ACTIONS = _rows(
         ),
         anonymous_token=True,
         created=lambda result: not result.already_saved,
+        page="save/",
     ),
     Action(
         "unsave_event",
-        services.unsave_event,
+        saves.unsave_event,
         EventRefInput,
         UnsaveOutput,
         SAVED_WRITE,
         messages=Messages(
             done=_("Removed from your saved events."), again=_("Removed from your saved events.")
         ),
+        page="unsave/",
     ),
     Action(
         "register_event",
-        services.register_event,
+        registrations.register_event,
         EventRefInput,
         RegistrationOutput,
         REGISTRATIONS_WRITE,
@@ -353,10 +396,11 @@ ACTIONS = _rows(
             again=_("You were already registered for this event."),
         ),
         created=lambda result: result.created,
+        page="register/",
     ),
     Action(
         "cancel_registration",
-        services.cancel_registration,
+        registrations.cancel_registration,
         EventRefInput,
         CancelOutput,
         REGISTRATIONS_WRITE,
@@ -366,10 +410,12 @@ ACTIONS = _rows(
             done=_("Your registration is cancelled. Your seat is free for someone else."),
             again=_("This registration was already cancelled."),
         ),
+        page="cancel/",
+        confirm_page="events/cancel_confirm.html",
     ),
     Action(
         "join_waitlist",
-        services.join_waitlist,
+        waitlist.join_waitlist,
         EventRefInput,
         WaitlistOutput,
         REGISTRATIONS_WRITE,
@@ -378,20 +424,22 @@ ACTIONS = _rows(
             again=_("You were already on the waiting list."),
         ),
         created=lambda result: not result.already_waiting,
+        page="waitlist/join/",
     ),
     Action(
         "leave_waitlist",
-        services.leave_waitlist,
+        waitlist.leave_waitlist,
         EventRefInput,
         LeaveWaitlistOutput,
         REGISTRATIONS_WRITE,
         messages=Messages(
             done=_("You have left the waiting list."), again=_("You were not on the waiting list.")
         ),
+        page="waitlist/leave/",
     ),
     Action(
         "resend_ticket",
-        services.resend_ticket,
+        door.resend_ticket,
         EventRefInput,
         ResendTicketOutput,
         REGISTRATIONS_WRITE,
@@ -399,11 +447,12 @@ ACTIONS = _rows(
             done=_("Your ticket is on its way to your e-mail address."),
             again=_("Your ticket is on its way to your e-mail address."),
         ),
+        page="ticket/resend/",
     ),
     # The door: the event's door staff and managers (policies.may_check_in), and the scope for a token.
     Action(
         "find_attendee",
-        services.find_attendee,
+        door.find_attendee,
         FindAttendeeInput,
         AttendeesOutput,
         CHECKIN_WRITE,
@@ -411,7 +460,7 @@ ACTIONS = _rows(
     ),
     Action(
         "check_in_attendee",
-        services.check_in_attendee,
+        door.check_in_attendee,
         CheckInInput,
         CheckInOutput,
         CHECKIN_WRITE,
@@ -422,24 +471,31 @@ ACTIONS = _rows(
     ),
     Action(
         "undo_check_in",
-        services.undo_check_in,
+        door.undo_check_in,
         AttendeeRefInput,
         UndoCheckInOutput,
         CHECKIN_WRITE,
         messages=Messages(done=_("Check-in undone."), again=_("This person was not checked in.")),
     ),
     # The organisers' actions (the admin): no token may call them.
-    Action("publish_event", services.publish_event, EventRefInput, None, None),
-    Action("unpublish_event", services.unpublish_event, EventRefInput, None, None),
-    Action("cancel_event", services.cancel_event, EventRefInput, None, None),
-    Action("offer_free_seats", services.offer_free_seats, EventRefInput, None, None),
+    Action("publish_event", organiser.publish_event, EventRefInput, None, None),
+    Action("unpublish_event", organiser.unpublish_event, EventRefInput, None, None),
+    Action("cancel_event", organiser.cancel_event, EventRefInput, None, None),
+    Action("offer_free_seats", organiser.offer_free_seats, EventRefInput, None, None),
     Action(
         "cancel_attendee_registration",
-        services.cancel_attendee_registration,
+        organiser.cancel_attendee_registration,
         RegistrationRefInput,
         None,
         None,
     ),
+    Action("edit_event", organiser.edit_event, EventEditInput, None, None),
+    Action("resend_notification", organiser.resend_notification, NotificationRefInput, None, None),
+    # The team (the admin's team inline, `manage.py add_event_staff`): superusers and the operator.
+    Action("add_event_staff", staff.add_event_staff, StaffInput, None, None),
+    Action("remove_event_staff", staff.remove_event_staff, StaffRemovalInput, None, None),
+    # A person's own calendar address (the button on My events); no token may.
+    Action("reset_calendar_feed", calendar.reset_calendar_feed, NoInput, None, None),
 )
 
 

@@ -70,13 +70,20 @@ def outcome_of(result: Any) -> str:
 
 
 def record(
-    *, action: str, mode: Mode, outcome: str, visitor: Visitor, event: int | str | None, client: str = ""
+    *,
+    action: str,
+    mode: Mode,
+    outcome: str,
+    visitor: Visitor,
+    event: int | str | None,
+    client: str = "",
+    claimed_mode: str = "",
 ) -> None:
     """One row for one call of `action` that changed nothing (a read, a refusal), written after the call
     (only `events.actions.perform` calls this): `event` is the event's key, or a well-formed public id
     that is turned into its key when the row is written; `client` is the connected agent that held the
-    caller's OAuth token ("" for none)."""
-    row = _row(action, mode, outcome, visitor, event, client)
+    caller's OAuth token ("" for none); `claimed_mode` what the request said it was (`X-Client-Mode`)."""
+    row = _row(action, mode, outcome, visitor, event, client, claimed_mode)
     public_id = event if isinstance(event, str) else None
     if _flush_seconds() > 0:
         BUFFER.add(row, public_id=public_id)
@@ -93,13 +100,20 @@ def record(
 
 
 def record_write(
-    *, action: str, mode: Mode, outcome: str, visitor: Visitor, event: int | str | None, client: str = ""
+    *,
+    action: str,
+    mode: Mode,
+    outcome: str,
+    visitor: Visitor,
+    event: int | str | None,
+    client: str = "",
+    claimed_mode: str = "",
 ) -> None:
     """The row of a write that succeeded, inserted now, inside the write's transaction (which
     `events.actions.perform` opens and commits): one INSERT, not yet counted (`written` has it counted
     once the transaction has committed). It raises what the database raises: a write whose record
     cannot be made is rolled back with it, and the caller gets the outage's answer."""
-    row = _row(action, mode, outcome, visitor, event, client)
+    row = _row(action, mode, outcome, visitor, event, client, claimed_mode)
     row.counted = False
     if isinstance(event, str):  # looked up inside the INSERT itself: one statement
         row.event_id = Subquery(Event.objects.filter(public_id=event).values("pk")[:1])
@@ -128,7 +142,13 @@ def _batch_rows() -> int:
 
 
 def _row(
-    action: str, mode: Any, outcome: str, visitor: Any, event: int | str | None, client: str = ""
+    action: str,
+    mode: Any,
+    outcome: str,
+    visitor: Any,
+    event: int | str | None,
+    client: str = "",
+    claimed_mode: str = "",
 ) -> Activity:
     visitor = visitor if isinstance(visitor, Visitor) else Visitor()
     return Activity(
@@ -139,6 +159,7 @@ def _row(
         user=visitor.user,
         visitor_token=visitor.token,
         client=(client or "")[:CLIENT_LENGTH],
+        claimed_mode=claimed_mode if claimed_mode in Mode.values else "",
     )
 
 

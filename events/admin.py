@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.conf import settings
 from django.contrib import admin, messages
-from django.contrib.auth.models import Group, Permission, User
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Exists, OuterRef, Prefetch, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
@@ -27,12 +28,11 @@ from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from core.visitors import Mode, Visitor
+from core.visitors import Mode
 
 from . import policies
 from .actions import ACTIONS, Caller, Performed, perform
 from .choices import NotificationStatus, RegistrationStatus
-from .mail import outbox
 from .models import (
     Activity,
     CheckIn,
@@ -74,43 +74,7 @@ CSV_HEADER = [
     "checked in by",
 ]
 
-#: The group that gives an event's managers the admin's model permissions; which rows they see is
-#: `EventScopedAdmin`'s. Their team is shown to them, and only superusers change it.
-MANAGERS_GROUP = "Event managers"
-MANAGER_PERMISSIONS = ["view_event", "change_event", "view_registration", "view_checkin", "view_eventstaff"]
-
-
 # ── Who runs which event: EventStaff rows and the policies ──────────────────────────────────────
-
-
-def managers_group() -> Group:
-    """The managers' group with its permissions (made, or completed, when missing)."""
-    group, _created = Group.objects.get_or_create(name=MANAGERS_GROUP)
-    permissions = Permission.objects.filter(
-        content_type__app_label="events", codename__in=MANAGER_PERMISSIONS
-    )
-    found = {permission.codename for permission in permissions}
-    if missing := set(MANAGER_PERMISSIONS) - found:
-        raise LookupError(f"Permissions {', '.join(sorted(missing))} do not exist: run migrate first.")
-    group.permissions.add(*permissions)
-    return group
-
-
-def sync_manager_access(user: User) -> bool:
-    """Admin access for a person who manages an event (`policies.may_manage_event` on their roles):
-    `is_staff` and the managers' group. Someone who manages none any more leaves the group (and keeps
-    `is_staff`, which may be theirs for another reason; they see no event's rows). Whether they manage
-    an event now."""
-    roles = EventStaff.objects.filter(user=user).values_list("role", flat=True)
-    manages = any(policies.may_manage_event(policies.StaffFacts(role=role)) for role in roles)
-    if manages:
-        if not user.is_staff:
-            user.is_staff = True
-            user.save(update_fields=["is_staff"])
-        user.groups.add(managers_group())
-    else:
-        user.groups.remove(*Group.objects.filter(name=MANAGERS_GROUP))
-    return manages
 
 
 def _roles(request: HttpRequest) -> dict[int, str]:
@@ -288,7 +252,8 @@ class NotificationInline(admin.TabularInline):
 
 class EventStaffInline(admin.TabularInline):
     """The event's team: its managers and door staff. Superusers change it (the managers' group may
-    only view it); a manager added here gets the admin's access (`sync_manager_access`)."""
+    only view it), each change through its row (`EventAdmin.save_formset`); a manager added here gets
+    the admin's access (`services.staff.sync_manager_access`)."""
 
     model = EventStaff
     fields = ["user", "role", "added_at"]
@@ -371,20 +336,48 @@ class EventAdmin(EventScopedAdmin):
         return format_html('{} <a href="{}">{}</a>', told, url, _("Each attendee's check-in"))
 
     def save_formset(self, request: HttpRequest, form, formset, change: bool) -> None:
-        """A manager added to the team (or taken off it) gets (or loses) the admin's access."""
-        super().save_formset(request, form, formset, change)
-        if formset.model is EventStaff:
-            changed = [row for row, _fields in formset.changed_objects]
-            for member in {row.user for row in [*formset.new_objects, *changed, *formset.deleted_objects]}:
-                sync_manager_access(member)
+        """The team's rows are changed by their actions, each with its Activity row: a person taken
+        off (or replaced in a row) by `remove_event_staff`, a person added or given a new role by
+        `add_event_staff`, which also give or take the admin's access. The other inlines are read-only."""
+        if formset.model is not EventStaff:
+            super().save_formset(request, form, formset, change)
+            return
+        formset.save(commit=False)  # sorts the rows into new, changed and deleted; saves nothing
+        event_id = form.instance.public_id
+        performed = [
+            _perform(
+                request, "remove_event_staff", {"event_id": event_id, "username": row.user.get_username()}
+            )
+            for row in formset.deleted_objects
+        ]
+        for row, fields in formset.changed_objects:
+            if "user" in fields:  # the row now names someone else: the person it named is taken off
+                before = EventStaff.objects.select_related("user").get(pk=row.pk).user
+                data = {"event_id": event_id, "username": before.get_username()}
+                performed.append(_perform(request, "remove_event_staff", data))
+        for row in [*formset.new_objects, *(row for row, _fields in formset.changed_objects)]:
+            data = {"event_id": event_id, "username": row.user.get_username(), "role": row.role}
+            performed.append(_perform(request, "add_event_staff", data))
+        _results(request, performed)
 
     def has_delete_permission(self, request: HttpRequest, obj: Event | None = None) -> bool:
         # Deleting would break links and registrations; an organiser cancels instead.
         return False
 
     def save_model(self, request: HttpRequest, obj: Event, form, change: bool) -> None:
-        """A capacity raise frees seats: they go to the waiting list at once, in the same transaction."""
-        super().save_model(request, obj, form, change)
+        """The form's fields through `edit_event` (its Activity row; a new event takes every field, a
+        change the ones changed). A capacity raise frees seats: they go to the waiting list at once,
+        in the same transaction."""
+        fields = form.changed_data if change else form.cleaned_data
+        data: dict[str, object] = {"changes": {name: form.cleaned_data[name] for name in fields}}
+        if change:
+            data["event_pk"] = obj.pk
+        performed = _perform(request, "edit_event", data)
+        if performed.error is not None:  # the form and the page's permissions let only a valid change in
+            raise PermissionDenied(str(performed.error))
+        obj.pk = performed.result.event.pk
+        obj._state.adding = False
+        obj.refresh_from_db()
         if change and {"capacity", "offer_hours"} & set(form.changed_data):
             performed = _perform(request, "offer_free_seats", {"event_id": obj.public_id})
             for result in _results(request, [performed]):
@@ -512,7 +505,7 @@ class EventAdmin(EventScopedAdmin):
 
 def _perform(request: HttpRequest, name: str, data: dict[str, object]) -> Performed:
     # The admin site lets in only signed-in staff.
-    caller = Caller(visitor=Visitor(user=cast(User, request.user)), channel=Mode.ADMIN)
+    caller = Caller(visitor=request.visitor, channel=Mode.ADMIN)  # type: ignore[attr-defined]
     return perform(ACTIONS[name], caller, data)
 
 
@@ -777,7 +770,12 @@ class NotificationAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Try sending the failed ones again"), permissions=["change"])
     def send_again(self, request: HttpRequest, queryset: QuerySet[Notification]) -> None:
-        count = outbox.send_again(queryset.filter(status=NotificationStatus.FAILED))
+        """Each failed one through `resend_notification` (its Activity row)."""
+        failed = queryset.filter(status=NotificationStatus.FAILED).order_by("pk").values_list("pk", flat=True)
+        results = _results(
+            request, [_perform(request, "resend_notification", {"notification_id": pk}) for pk in failed]
+        )
+        count = sum(result.queued for result in results)
         self.message_user(
             request,
             ngettext("%(count)d e-mail is queued again.", "%(count)d e-mails are queued again.", count)

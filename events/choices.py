@@ -72,3 +72,9 @@ class NotificationStatus(models.TextChoices):
     SENT = "sent", _("Sent")
     FAILED = "failed", _("Failed")
     SKIPPED = "skipped", _("Not sent: no longer wanted")  # e.g. a reminder after a cancellation
+
+
+#: The group that gives an event's managers the admin's model permissions; which rows they see is
+#: the admin's `EventScopedAdmin`'s. Their team is shown to them, and only superusers change it.
+MANAGERS_GROUP = "Event managers"
+MANAGER_PERMISSIONS = ["view_event", "change_event", "view_registration", "view_checkin", "view_eventstaff"]

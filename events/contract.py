@@ -15,7 +15,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from events.choices import Level, Location, Price
+from events.choices import Level, Location, Price, StaffRole
 from events.models import PUBLIC_ID_PATTERN, Event, Registration
 from events.selectors import DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE, QUERY_MAX_LENGTH
 
@@ -67,6 +67,34 @@ class RegistrationRefInput(serializers.Serializer):
     """Names one registration by its key (the organisers' screens only; never a tool's input)."""
 
     registration_id = serializers.IntegerField(min_value=1)
+
+
+class StaffInput(EventRefInput):
+    """A person for an event's team, by username, and their role (the admin's team, the command)."""
+
+    username = serializers.CharField(max_length=150)
+    role = serializers.ChoiceField(choices=StaffRole.choices)
+
+
+class StaffRemovalInput(EventRefInput):
+    """A person to take off an event's team, by username."""
+
+    username = serializers.CharField(max_length=150)
+
+
+class NotificationRefInput(serializers.Serializer):
+    """Names one queued e-mail by its key (the admin's outbox only; never a tool's input)."""
+
+    notification_id = serializers.IntegerField(min_value=1)
+
+
+class EventEditInput(serializers.Serializer):
+    """The admin's event form: the event by its key (absent: a new one; an id made before the id rule
+    must still be editable) and the fields the form changed, already in their Python types (the form
+    cleaned them; the use case validates the model again)."""
+
+    event_pk = serializers.IntegerField(min_value=1, required=False)
+    changes = serializers.DictField()
 
 
 class NoInput(serializers.Serializer):
@@ -436,6 +464,22 @@ class CheckInInput(EventRefInput):
         if bool(attrs.get("ticket")) == (attrs.get("attendee_id") is not None):
             raise serializers.ValidationError({"ticket": ["Give either a ticket or an attendee_id."]})
         return attrs
+
+
+def _as(source: str, field: serializers.Field) -> serializers.Field:
+    """`field` again, under another key, filling the input's `source` (the API's camelCase keys)."""
+    return type(field)(*field._args, **{**field._kwargs, "source": source})  # type: ignore[attr-defined]
+
+
+class CheckInApiInput(CheckInInput):
+    """`check_in_attendee` as the API takes it: the JSON body's keys are camelCase, as its bodies are
+    (`attendeeId`, `scanId`, `scannedAt`); the use case gets `CheckInInput`'s fields, and a refusal
+    names the keys as the caller sent them."""
+
+    attendee_id = scan_id = scanned_at = None  # type: ignore[assignment]
+    attendeeId = _as("attendee_id", CheckInInput._declared_fields["attendee_id"])
+    scanId = _as("scan_id", CheckInInput._declared_fields["scan_id"])
+    scannedAt = _as("scanned_at", CheckInInput._declared_fields["scanned_at"])
 
 
 class FindAttendeeInput(EventRefInput):

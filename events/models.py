@@ -590,6 +590,11 @@ class Activity(models.Model):
     visitor_token = models.CharField(_("visitor token"), max_length=40, blank=True)
     #: The connected agent that held the caller's OAuth token ("Claude (claude.ai)"); "" for none.
     client = models.CharField(_("client"), max_length=100, blank=True, default="")
+    #: What the request said it was (`X-Client-Mode`), kept as the caller's claim: the row's `mode` is
+    #: the channel the call entered by, fixed there. "" when nothing (known) was said.
+    claimed_mode = models.CharField(
+        _("claimed mode"), max_length=10, choices=Mode.choices, blank=True, default="", db_default=""
+    )
     created_at = models.DateTimeField(_("time"), default=timezone.now, db_index=True)
     #: In its day's `ActivityCount` yet. A write's row is inserted in the write's own transaction, not
     #: counted there (a shared count row in every write would make the writes wait for each other), and

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from core.errors import AuthRequired, DomainError
+from core.errors import AuthRequired, DomainError, PermissionDenied
 
 from .choices import EventStatus, StaffRole
 from .errors import (
@@ -232,6 +232,14 @@ def may_manage_event(staff: StaffFacts) -> Answer:
     if staff.superuser or staff.role == StaffRole.MANAGER:
         return ALLOWED
     return Answer(NotEventStaff())
+
+
+def may_change_team(staff: StaffFacts) -> Answer:
+    """Put people on an event's team or take them off it: the superusers (and the site's operator,
+    through `manage.py add_event_staff`, who acts as one)."""
+    if staff.superuser:
+        return ALLOWED
+    return Answer(PermissionDenied())
 
 
 def may_check_in(staff: StaffFacts) -> Answer:

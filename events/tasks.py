@@ -25,7 +25,7 @@ from .models import Notification, Registration
 @task()
 def process_waitlist(event_pk: int) -> int:
     """End the event's due offers and offer the freed seats (enqueued to run when an offer expires)."""
-    from .services import process_waitlists  # noqa: PLC0415 (circular: tasks ↔ services)
+    from .services.waitlist import process_waitlists  # noqa: PLC0415 (circular: tasks ↔ services)
 
     return process_waitlists(event_pks=[event_pk])
 
@@ -34,7 +34,7 @@ def process_waitlist(event_pk: int) -> int:
 def sweep_waitlists() -> int:
     """Every WAITLIST_SWEEP_MINUTES: the same for every event with a due offer, so nothing depends
     on a page visit or on one expiry task; then schedule the next sweep."""
-    from .services import process_waitlists  # noqa: PLC0415 (circular: tasks ↔ services)
+    from .services.waitlist import process_waitlists  # noqa: PLC0415 (circular: tasks ↔ services)
 
     done = process_waitlists()
     schedule_sweep(after=timedelta(minutes=settings.WAITLIST_SWEEP_MINUTES))

@@ -1,13 +1,32 @@
 """Page routes. URL names follow the actions (`save-event` ↔ `save_event`). A route that a WebMCP
-tool calls is told apart once, here, into the person's view (`views`) and the tool call's
-(`agent.pages`)."""
+tool calls is told apart once, here, into the person's view (`web`) and the tool call's
+(`agent.pages`).
 
-from django.urls import path
+The route of every row with a page (`Action.page`, a person's button on an event) is made from the row,
+as the API's are from `ACTION_ROUTES`: one page view (`views.write`) serves them all, and one tool-call
+view (`pages.write`) those a declared WebMCP tool calls."""
 
+from collections.abc import Callable
+
+from django.http import HttpResponse
+from django.urls import URLPattern, path
+
+from webmcp.registry import registry
 from webmcp.responses import tool_or_page
 
+from .actions import ACTIONS, Action
 from .agent import pages
 from .web import door, feeds, views
+
+
+def _write_route(row: Action) -> URLPattern:
+    """A row's page route: the person's button, and the tool call when a tool's endpoint is this route."""
+    tool = registry.get(row.name)
+    view: Callable[..., HttpResponse] = views.write
+    if tool is not None and tool.endpoint == row.url_name:
+        view = tool_or_page(views.write, pages.write)
+    return path(f"events/<str:event_id>/{row.page}", view, {"action": row.name}, name=row.url_name)
+
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -15,29 +34,7 @@ urlpatterns = [
     path("events/feed.ics", feeds.public_feed, name="events-feed"),
     path("events/<str:event_id>/", views.event_detail, name="event-detail"),
     path("events/<str:event_id>/calendar.ics", views.event_ics, name="event-ics"),
-    path("events/<str:event_id>/save/", tool_or_page(views.save_event, pages.save_event), name="save-event"),
-    path("events/<str:event_id>/unsave/", views.unsave_event, name="unsave-event"),  # no WebMCP tool
-    path(
-        "events/<str:event_id>/register/",
-        tool_or_page(views.register_event, pages.register_event),
-        name="register-event",
-    ),
-    path(
-        "events/<str:event_id>/cancel/",
-        tool_or_page(views.cancel_registration, pages.cancel_registration),
-        name="cancel-registration",
-    ),
-    path(
-        "events/<str:event_id>/waitlist/join/",
-        tool_or_page(views.join_waitlist, pages.join_waitlist),
-        name="join-waitlist",
-    ),
-    path(
-        "events/<str:event_id>/waitlist/leave/",
-        tool_or_page(views.leave_waitlist, pages.leave_waitlist),
-        name="leave-waitlist",
-    ),
-    path("events/<str:event_id>/ticket/resend/", views.resend_ticket, name="resend-ticket"),
+    *(_write_route(row) for row in ACTIONS.values() if row.page is not None),
     # The door: the check-in page and its forms (web/door.py); check-in-attendee takes a typed or scanned
     # code or a person chosen from the list (the one row takes either), find-attendee a name or e-mail.
     path("events/<str:event_id>/check-in/", door.check_in, name="check-in"),

@@ -746,7 +746,7 @@ def test_ticket_codes_are_on_no_admin_page_and_no_list_filters_on_them(door_team
 def test_a_manager_sees_the_team_and_only_a_superuser_changes_it(door_team, admin_client):
     from django.contrib.auth.models import Group
 
-    from events.admin import MANAGERS_GROUP
+    from events.choices import MANAGERS_GROUP
     from events.models import EventStaff
 
     event, client = door_team["event"], door_team["client"]
@@ -854,3 +854,56 @@ def test_no_bulk_delete_is_offered_for_rows_the_use_cases_change(admin_client, e
     assert "delete_selected" not in offered
     admin_client.post(changelist, {"action": "delete_selected", "_selected_action": [row.pk], "post": "yes"})
     assert type(row).objects.filter(pk=row.pk).exists()
+
+
+# ── Writes through rows: the team, the event form, "send again" ────────────────────────────────
+
+
+def test_the_team_inline_adds_and_removes_people_through_their_actions(admin_client, organiser):
+    from events.models import EventStaff
+
+    event = EventFactory(capacity=5)
+    door, manager = UserFactory(username="dora"), UserFactory(username="max")
+    EventStaff.objects.create(event=event, user=door, role="door")
+    url, data = change_form(admin_client, event, **{"staff-TOTAL_FORMS": "2", "staff-INITIAL_FORMS": "1"})
+    member = EventStaff.objects.get(event=event, user=door)
+    data.update({"staff-0-id": member.pk, "staff-0-user": door.pk, "staff-0-role": "door"})
+    data.update({"staff-0-event": event.pk, "staff-0-DELETE": "on"})
+    data.update({"staff-1-user": manager.pk, "staff-1-role": "manager"})
+    response = admin_client.post(url, data)
+    assert response.status_code == 302, response.context and response.context["adminform"].form.errors
+    assert list(EventStaff.objects.filter(event=event).values_list("user__username", "role")) == [
+        ("max", "manager")
+    ]
+    manager.refresh_from_db()
+    assert manager.is_staff
+    rows = Activity.objects.filter(action__endswith="_event_staff").order_by("id")
+    assert list(rows.values_list("action", "mode", "outcome", "user", "event")) == [
+        ("remove_event_staff", "admin", "OK", organiser.pk, event.pk),
+        ("add_event_staff", "admin", "OK", organiser.pk, event.pk),
+    ]
+
+
+def test_the_event_form_changes_the_event_through_its_action(admin_client, organiser):
+    event = EventFactory(capacity=5, title="Before")
+    url, data = change_form(admin_client, event, title="After")
+    assert admin_client.post(url, data).status_code == 302
+    event.refresh_from_db()
+    assert event.title == "After"
+    row = Activity.objects.get(action="edit_event")
+    assert (row.mode, row.outcome, row.user, row.event) == ("admin", "OK", organiser, event)
+
+
+def test_sending_failed_emails_again_leaves_a_row_for_each(admin_client, organiser):
+    event = EventFactory()
+    actions.call(
+        "register_event", visitor=Visitor(user=UserFactory()), channel="ui", event_id=event.public_id
+    )
+    run_tasks()
+    notification = Notification.objects.get()
+    Notification.objects.filter(pk=notification.pk).update(status=NotificationStatus.FAILED)
+    changelist = reverse("admin:events_notification_changelist")
+    admin_client.post(changelist, {"action": "send_again", "_selected_action": [notification.pk]})
+    row = Activity.objects.get(action="resend_notification")
+    assert (row.mode, row.outcome, row.user, row.event) == ("admin", "OK", organiser, event)
+    assert Notification.objects.get().status == NotificationStatus.PENDING

@@ -6,7 +6,7 @@ the same one the API and the browser use). Reads are open; a write needs an acco
 bearer token (an OAuth token of a connected agent, or a personal access token) with the row's scope. A
 call that needs the person and has no token answers HTTP 401, a token without the scope 403, each with
 the Bearer challenge that points the client to the person's sign-in (`resource_metadata`).
-For a consequential tool, `confirmed=False` asks for the
+For a consequential tool not yet confirmed, `preview_first` asks for the
 row's preview first: the refusals the use case would give come now, else one sentence for the person.
 """
 
@@ -18,7 +18,7 @@ from core.visitors import Mode, Visitor
 from webmcp.mcp import McpAnswer, McpCall
 
 from .. import selectors
-from ..actions import ACTIONS, Caller, perform
+from ..actions import ACTIONS, Caller, perform, preview_first
 
 
 def answer(
@@ -40,14 +40,11 @@ def answer(
         rate_request=call.request,
         client=client,
     )
-    performed = perform(
-        action,
-        caller,
-        call.arguments,
-        input=call.declaration.input_serializer,
-        confirmed=call.confirmed,
-        final=call.final,
-    )
+    tool_input = call.declaration.input_serializer
+    if call.confirmed:
+        performed = perform(action, caller, call.arguments, input=tool_input)
+    else:
+        performed = preview_first(action, caller, call.arguments, input=tool_input, final=call.final)
     error = performed.error
     if error is not None:
         version = selectors.state_version(visitor=visitor)

@@ -1,10 +1,12 @@
 """Tool calls on the page routes (layer 4): what a WebMCP tool call of a page does.
 
 The route is shared with the person's page or form; the request is told apart once, at the route
-(`webmcp.responses.tool_or_page`), by the tool header. A call performs its action row, with the write
-rate and nothing in its body but what the tool takes, and one answer carries the region the person
-sees (redrawn by `events.web.views`) and the result the agent gets (`webmcp.responses`); a refusal is the
-JSON envelope, the page left as it was.
+(`webmcp.responses.tool_or_page`), by the tool header. A call performs its action row with channel
+`agent` (fixed here, whatever `X-Client-Mode` claims), within the write rate and with nothing in its
+body but what the tool takes, and one answer carries the region the person sees (drawn by
+`events.web.builders`) and the result the agent gets (`webmcp.responses`); a refusal is the JSON
+envelope, the page left as it was. `write` serves every row with a page route a tool calls (the
+route made from the row in `events/urls.py`).
 """
 
 from __future__ import annotations
@@ -20,82 +22,66 @@ from django.views.decorators.http import require_GET, require_POST
 from rest_framework.serializers import Serializer
 
 from core.errors import InvalidInput
-from core.visitors import Mode, client_mode, visitor_from_request
+from core.inputs import nothing_but
+from core.visitors import Mode, claimed_mode, with_token
 from webmcp.registry import registry
 from webmcp.responses import MalformedToolInput, calling_page, tool_input, tool_refusal, with_tool_result
 
 from ..actions import ACTIONS, Caller, Performed, perform
 from ..forms import EventSearchForm
-from ..web import door, views
+from ..web import builders
 
 if TYPE_CHECKING:
-    from ..web.views import HtmxHttpRequest as HttpRequest  # every page request went through django-htmx
+    from ..web.builders import HtmxHttpRequest as HttpRequest  # every page request went through django-htmx
 else:
     from django.http import HttpRequest
+
+
+def tool_caller(request: HttpRequest, *, writes: bool) -> Caller:
+    """An agent's tool call from a page: channel `agent`; a write keeps within the write rate."""
+    return Caller(
+        visitor=request.visitor,
+        channel=Mode.AGENT,
+        claimed=claimed_mode(request),
+        rate_request=request if writes else None,
+    )
 
 
 @require_GET
 def search_events(request: HttpRequest) -> HttpResponse:
     """`search_events` from the list: judged on its own input alone (an omitted condition is no
     condition, whatever the form or the URL held), shown in the form and the list it answers with."""
-    visitor = visitor_from_request(request)
-    caller = Caller(visitor=visitor, channel=Mode.AGENT)
-    first_page = {"limit": views.PAGE_SIZE, "offset": 0, "with_seats": True}
+    first_page = {"limit": builders.PAGE_SIZE, "offset": 0, "with_seats": True}
+    caller = tool_caller(request, writes=False)
     performed = perform(ACTIONS["search_events"], caller, lambda: _tool_body(request), options=first_page)
     if performed.error is not None:
         return _refusal(performed)
     conditions = EventSearchForm.conditions_from(performed.arguments)
-    form = EventSearchForm(views.querydict(conditions))
+    form = EventSearchForm(builders.querydict(conditions))
     form.is_valid()  # the same conditions the action took: the form shows them
-    context = views.list_context(request, visitor, form, performed)
+    context = builders.list_context(request, request.visitor, form, performed)
     result = performed.body(state_version=context["webmcp_state"]["stateVersion"])
-    url = reverse("event-list") + (f"?{views.querydict(conditions).urlencode()}" if conditions else "")
+    url = reverse("event-list") + (f"?{builders.querydict(conditions).urlencode()}" if conditions else "")
     response = render(request, "events/event_list.html#search_answer", context)
     return with_tool_result(response, result, push_url=url)
 
 
 @require_POST
-def save_event(request: HttpRequest, event_id: str) -> HttpResponse:
-    return _write(request, event_id, "save_event")
-
-
-@require_POST
-def register_event(request: HttpRequest, event_id: str) -> HttpResponse:
-    return _write(request, event_id, "register_event")
-
-
-@require_POST
-def cancel_registration(request: HttpRequest, event_id: str) -> HttpResponse:
-    """No confirmation page: the runtime sends the call only after the person pressed the cancel button."""
-    return _write(request, event_id, "cancel_registration")
-
-
-@require_POST
-def join_waitlist(request: HttpRequest, event_id: str) -> HttpResponse:
-    return _write(request, event_id, "join_waitlist")
-
-
-@require_POST
-def leave_waitlist(request: HttpRequest, event_id: str) -> HttpResponse:
-    return _write(request, event_id, "leave_waitlist")
-
-
-def _write(request: HttpRequest, event_id: str, name: str) -> HttpResponse:
-    """The action once, within the write rate, with no input of its own (the route names the event);
-    the row's message for the person, and the region of the page the call came from with the result."""
-    action = ACTIONS[name]
-    caller = Caller(
-        visitor=visitor_from_request(request, create_token=action.anonymous_token),
-        channel=client_mode(request, default=Mode.UI),
-        rate_request=request,
-    )
-    body = [lambda: _tool_body(request)]
-    performed = perform(action, caller, {"event_id": event_id}, nothing_else=body)
+def write(request: HttpRequest, event_id: str, action: str) -> HttpResponse:
+    """A tool call of a row's page route (`Action.page`): the action once, within the write rate, with
+    no input of its own (the route names the event); the row's message for the person, and the region
+    of the page the call came from with the result. No confirmation page: the runtime sends a
+    consequential call only after the person pressed the button."""
+    row = ACTIONS[action]
+    if row.anonymous_token:
+        with_token(request)
+    data = nothing_but({"event_id": event_id}, lambda: _tool_body(request))  # the route names the event
+    performed = perform(row, tool_caller(request, writes=True), data)
     if performed.error is not None:
         return _refusal(performed)
-    views.tell(request, performed)
+    builders.tell(request, performed)
     origin = urlsplit(calling_page(request))
-    response = views.redraw(request, performed.arguments["event_id"], origin, card=True)
+    response = builders.redraw(request, performed.arguments["event_id"], origin, card=True)
     return with_tool_result(response, performed.body())
 
 
@@ -113,20 +99,20 @@ def _refusal(performed: Performed) -> HttpResponse:
     return tool_refusal(performed.body(), status=performed.status, headers=performed.headers)
 
 
-# ── the door: the check-in page's tools (the event is the page's; `events.web.door` draws) ────
+# ── the door: the check-in page's tools (the event is the page's; `builders` draws its parts) ────
 
 
 @require_POST
 def find_attendee(request: HttpRequest, event_id: str) -> HttpResponse:
     """`find_attendee {query}`: the people found are listed on the page, each with the check-in button
     a `check_in_attendee` call waits for."""
-    caller = Caller(visitor=visitor_from_request(request), channel=client_mode(request, default=Mode.AGENT))
     name = "find_attendee"
+    caller = tool_caller(request, writes=False)
     performed = perform(ACTIONS[name], caller, lambda: _on_this_page(request, event_id), input=_input(name))
     if performed.error is not None:
         return _refusal(performed)
     query = performed.arguments.get("query", "")
-    response = door.live_part(request, event_id, performed.result, listed=True, query=query)
+    response = builders.live_part(request, event_id, performed.result, listed=True, query=query)
     return with_tool_result(response, performed.body())
 
 
@@ -134,16 +120,12 @@ def find_attendee(request: HttpRequest, event_id: str) -> HttpResponse:
 def check_in_attendee(request: HttpRequest, event_id: str) -> HttpResponse:
     """`check_in_attendee {attendee_id}`, sent by the runtime only after the staff member pressed that
     attendee's button; never a ticket (the tool's input has none). The page shows the answer."""
-    caller = Caller(
-        visitor=visitor_from_request(request),
-        channel=client_mode(request, default=Mode.AGENT),
-        rate_request=request,
-    )
     name = "check_in_attendee"
+    caller = tool_caller(request, writes=True)
     performed = perform(ACTIONS[name], caller, lambda: _on_this_page(request, event_id), input=_input(name))
     if performed.error is not None:
         return _refusal(performed)
-    response = door.answer_part(request, event_id, door.answer_of_check_in(performed))
+    response = builders.answer_part(request, event_id, builders.answer_of_check_in(performed))
     return with_tool_result(response, performed.body())
 
 

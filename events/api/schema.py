@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import functools
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,7 +147,8 @@ def responses(success_serializer, *error_codes: int, success: tuple[int, ...] = 
 
 
 class Body(serializers.Serializer):
-    """What `body` makes: an input's fields under the names the API takes them by."""
+    """What `body` makes: an input's fields but the path's event, under the names the API takes them by
+    (the input's own, renamed by `source=` where the use case's differ)."""
 
     #: Keys of which a call gives exactly one (the input's own check, said in the document too).
     exactly_one: tuple[str, ...] = ()
@@ -155,18 +156,19 @@ class Body(serializers.Serializer):
 
 def body(
     input_class: type[serializers.Serializer],
-    names: Mapping[str, str],
     component: str,
     description: str = "",
     *,
     exactly_one: tuple[str, ...] = (),
 ) -> type[Body]:
-    """The document's view of an input's fields under the names the API takes them by (`names`: API
-    name -> input field), for a request body or query parameters. The fields are the input's own
-    (copied), so the document cannot drift from what is validated."""
+    """The document's view of an input's fields besides the path's event, for a request body or query
+    parameters. The fields are the input's own (copied), so the document cannot drift from what is
+    validated."""
     fields = input_class().fields
-    declared: dict[str, Any] = {name: copy.deepcopy(fields[field]) for name, field in names.items()}
-    if not set(exactly_one) <= set(names):
+    declared: dict[str, Any] = {
+        name: copy.deepcopy(field) for name, field in fields.items() if name != "event_id"
+    }
+    if not set(exactly_one) <= set(declared):
         raise ValueError(f"{component}: exactly one of {exactly_one}, not all of them are its keys")
     declared.update(__doc__=description, exactly_one=exactly_one)
     return type(component, (Body,), declared)

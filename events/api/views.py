@@ -3,26 +3,25 @@ its body or envelope; the reads of the visitor's own lists call their selector."
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.http import QueryDict
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
-from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from core import conditional
 from core.conditional import Validators
-from core.errors import UnknownParameter
-from core.inputs import validated_input
+from core.inputs import nothing_but, validated_input
 from core.revision import revision
-from core.visitors import Mode, Visitor, client_mode, visitor_from_request
+from core.visitors import Mode, Visitor, claimed_mode, with_token
 from events import selectors
 from events.actions import ACTIONS, Caller, Performed, perform
 from events.contract import (
-    CheckInInput,
+    CheckInApiInput,
     EventDetailsOutput,
     EventSearchPageInput,
     FindAttendeeInput,
@@ -37,22 +36,22 @@ from webmcp.responses import tool_call
 
 from . import schema
 
+if TYPE_CHECKING:
+    from rest_framework import request
+
+    class Request(request.Request):
+        """A DRF request over a Django one that went through `core.visitors.VisitorMiddleware`."""
+
+        visitor: Visitor
+else:
+    from rest_framework.request import Request
+
 
 def _read_context(visitor: Visitor) -> dict[str, int]:
     """A read's body carries the visitor's stateVersion as it is now."""
     return {"state_version": selectors.state_version(visitor=visitor)}
 
 
-#: What a scanner app sends to check someone in: the API's body keys (camelCase, as its bodies are)
-#: and the input fields they fill. The event is the path's.
-CHECK_IN_BODY = {
-    "ticket": "ticket",
-    "attendeeId": "attendee_id",
-    "scanId": "scan_id",
-    "scannedAt": "scanned_at",
-}
-#: What the door's list of attendees takes from the query.
-FIND_ATTENDEE_QUERY = {"query": "query"}
 #: The headers `conditional.answer` (Django's get_conditional_response) may answer 304 or 412 from.
 PRECONDITIONS = ("HTTP_IF_MATCH", "HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_UNMODIFIED_SINCE")
 
@@ -62,17 +61,16 @@ def _run(
     name: str,
     event_id: str | None = None,
     *,
-    takes: Mapping[str, str] | None = None,
+    takes: type[Serializer] | None = None,
     state_version: int | None = None,
 ) -> Response:
-    """Perform the action `name` for the request: the path's event id is its input, and the query (and
-    a write's body) must be empty; a search takes its conditions and page window from the query.
-
-    `takes` names what else the action takes: keys of the query (a read) or of the JSON body (a write),
-    each with the input field it fills. Anything else there is refused (UNKNOWN_PARAMETER), never
-    ignored, and the refusals name the fields as the caller did. A read's body says `state_version`
-    when the caller has read it already."""
-    return _answer(_perform(request, name, event_id, takes=takes), takes, state_version=state_version)
+    """Perform the action `name` for the request and answer its body (the refusal is raised for the one
+    exception handler). The path's event id is its input, and the query (and a write's body) must be
+    empty, unless `takes` names the input whose other fields come from the query (a read) or the JSON
+    body (a write), under the API's names: its fields', renamed by `source=` (`attendeeId`). Anything
+    else there is refused (UNKNOWN_PARAMETER), never ignored. A search takes its conditions and page
+    window from the query. A read's body says `state_version` when the caller has read it already."""
+    return _answer(_perform(request, name, event_id, takes=takes), state_version=state_version)
 
 
 def _perform(
@@ -80,43 +78,48 @@ def _perform(
     name: str,
     event_id: str | None = None,
     *,
-    takes: Mapping[str, str] | None = None,
+    takes: type[Serializer] | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> Performed:
     """`_run`'s call of the action, before its answer; `options` are the view's own for the use case."""
     action = ACTIONS[name]
     token = request.auth if hasattr(request.auth, "scopes") else None
+    if action.anonymous_token and token is None:
+        with_token(request)
     caller = Caller(
-        visitor=visitor_from_request(request, create_token=action.anonymous_token and token is None),
-        channel=client_mode(request, default=Mode.API),
+        visitor=request.visitor,
+        # Fixed where the call enters: a WebMCP tool's call of this route is the agent's, else a program's.
+        channel=Mode.AGENT if tool_call(request) else Mode.API,
+        claimed=claimed_mode(request),
         scopes=frozenset(token.scopes) if token is not None else None,
         rate_request=request if action.writes else None,
     )
     if event_id is None:
         return perform(action, caller, request.query_params, input=EventSearchPageInput, options=options)
-    else:
-        data: dict[str, Any] = {"event_id": event_id}
-        parts: list[Any] = [request.query_params]
-        if request.method not in ("GET", "HEAD"):
-            parts.append(lambda: request.data)
-        if takes:
-            # From the query of a read, the body of a write (one that cannot be read is refused here,
-            # before the call, as for every body: MALFORMED_REQUEST, no Activity row).
-            where = 0 if request.method in ("GET", "HEAD") else 1
-            given, parts[where] = _taken(request.query_params if where == 0 else request.data, takes)
-            data.update(given)
-        return perform(action, caller, data, nothing_else=parts, options=options)
+    path = {"event_id": event_id}
+    reads = request.method in ("GET", "HEAD")
+    if takes is None:
+        others = [request.query_params] if reads else [request.query_params, lambda: request.data]
+        return perform(action, caller, nothing_but(path, *others), options=options)
+
+    # From the query of a read, the body of a write (one that cannot be read is refused here, before
+    # the call, as every body is: MALFORMED_REQUEST, no Activity row); the rest must be empty.
+    given, rest = _taken(request.query_params if reads else request.data, _keys(takes))
+    others = [rest] if reads else [request.query_params, rest]
+    return perform(action, caller, nothing_but({**path, **given}, *others), input=takes, options=options)
 
 
-def _answer(
-    performed: Performed, takes: Mapping[str, str] | None = None, *, state_version: int | None = None
-) -> Response:
+def _answer(performed: Performed, *, state_version: int | None = None) -> Response:
     """The body of what `_perform` came to, or its refusal raised for the one exception handler."""
     if performed.error is not None:
-        if takes and not isinstance(performed.error, UnknownParameter):  # that one names them as given
-            _name_fields_as_given(performed.error.extra, takes)
         raise performed.error  # the one exception handler answers the envelope
     return Response(performed.body(state_version=state_version), status=performed.status)
+
+
+@functools.cache
+def _keys(takes: type[Serializer]) -> frozenset[str]:
+    """The keys a call gives `takes` in its query or body: its fields but the path's event."""
+    return frozenset(takes().fields) - {"event_id"}
 
 
 def _conditional_read(
@@ -144,7 +147,7 @@ def _conditional_read(
     now = shown()
     if now is None:
         return build(None)
-    visitor = visitor_from_request(request)
+    visitor = request.visitor
     version = selectors.state_version(visitor=visitor)
     parts = ["api", request.get_full_path(), now, visitor.key, version, revision()]
     shared = not visitor.key and "HTTP_AUTHORIZATION" not in request.META
@@ -153,34 +156,24 @@ def _conditional_read(
     return conditional.answer(request, validators, lambda: build(version), shared=shared, vary=vary)
 
 
-def _taken(source: Any, takes: Mapping[str, str]) -> tuple[dict[str, Any], Any]:
-    """The input fields `source` (a query or a parsed body) gives under the names in `takes`, and what
-    is left of it for the check that nothing else was sent. A key given twice in a query stays in what
-    is left (and is refused as repeated); a body that is not an object is left whole (and refused)."""
+def _taken(source: Any, keys: frozenset[str]) -> tuple[dict[str, Any], Any]:
+    """What `source` (a query or a parsed body) gives under `keys`, and what is left of it for the
+    check that nothing else was sent. A key given twice in a query stays in what is left (and is
+    refused as repeated); a body that is not an object is left whole (and refused)."""
     if not isinstance(source, Mapping):
         return {}, source
-    given: dict[str, Any] = {}
     if isinstance(source, QueryDict):  # a query: one value per key, or the key is refused as repeated
         query = source.copy()
-        for key, field in takes.items():
+        given: dict[str, Any] = {}
+        for key in keys:
             values = query.getlist(key)
             if len(values) == 1:
-                given[field] = values[0]
+                given[key] = values[0]
                 del query[key]
         return given, query
-    rest = dict(source)
-    for key, field in takes.items():
-        if key in rest:
-            given[field] = rest.pop(key)
-    return given, rest
-
-
-def _name_fields_as_given(extra: dict[str, Any], takes: Mapping[str, str]) -> None:
-    """A VALIDATION_ERROR's `fields` keyed by the caller's own names (scanId, not scan_id)."""
-    fields = extra.get("fields")
-    if isinstance(fields, Mapping):
-        given = {field: key for key, field in takes.items()}
-        extra["fields"] = {given.get(str(name), name): messages for name, messages in fields.items()}
+    return {key: value for key, value in source.items() if key in keys}, {
+        key: value for key, value in source.items() if key not in keys
+    }
 
 
 class EventSearchApi(APIView):
@@ -235,7 +228,7 @@ class SavedListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         validated_input(NoInput, request.query_params)
-        visitor = visitor_from_request(request)
+        visitor = request.visitor
         events = selectors.list_saved(visitor=visitor)
         return Response(SavedListOutput(events, context=_read_context(visitor)).data)
 
@@ -249,7 +242,7 @@ class RegistrationListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         validated_input(NoInput, request.query_params)
-        visitor = visitor_from_request(request)
+        visitor = request.visitor
         registrations = selectors.list_registrations(visitor=visitor)
         return Response(RegistrationListOutput(registrations, context=_read_context(visitor)).data)
 
@@ -263,7 +256,7 @@ class WaitlistListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         validated_input(NoInput, request.query_params)
-        visitor = visitor_from_request(request)
+        visitor = request.visitor
         places = selectors.list_waitlist(visitor=visitor)
         return Response(WaitlistListOutput(places, context=_read_context(visitor)).data)
 
@@ -271,142 +264,151 @@ class WaitlistListApi(APIView):
 # ── Actions on their routes ────────────────────────────────────────────────────────────────────
 
 
-@dataclass(frozen=True)
-class Operation:
-    """An action row (`events.actions`) on a REST route, by its HTTP method: the row gives the name
-    (the operation's id), the input, the answer's serializer and the scope; this says what the document
-    adds for programs: the refusals the call can answer with, its summary, and what it takes besides
-    the path's event (`takes`, with the document's `request` or query `parameters` for it)."""
+def documented(
+    name: str,
+    errors: tuple[int, ...],
+    summary: str,
+    *,
+    success: tuple[int, ...] = (200,),
+    request: Any = None,
+    parameters: tuple[Any, ...] = (),
+    description: str | None = None,
+) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
+    """The OpenAPI operation of a method that performs the action row `name` on an event's route: the
+    row gives the operation's id and its answer's serializer; this adds what the document says for
+    programs: the refusals the call can answer with, its summary, and what it takes besides the
+    path's event (the `request` body or query `parameters`)."""
+    row = ACTIONS[name]  # an unknown name fails here, at import
+    return schema.operation(
+        row.name,
+        parameters=[schema.EVENT_ID, *parameters],
+        request=request,
+        responses=schema.responses(row.output, *errors, success=success),
+        summary=summary,
+        **({"description": description} if description else {}),
+    )
 
-    action: str
-    errors: tuple[int, ...]
-    summary: str
-    success: tuple[int, ...] = (200,)
-    takes: Mapping[str, str] | None = None
-    request: Any = None
-    parameters: tuple[Any, ...] = ()
-    description: str | None = None
 
-
-def action_view(name: str, **methods: Operation) -> type[APIView]:
-    """The view of one route whose methods each perform an action row: its operation is documented
-    from the row and `Operation`, and its call is `_run` (the path's event, what `takes` names)."""
-
-    def handler(operation: Operation) -> Callable[..., Response]:
-        row = ACTIONS[operation.action]  # an unknown name fails here, at import
-
-        def call(self: APIView, request: Request, event_id: str) -> Response:
-            return _run(request, row.name, event_id, takes=operation.takes)
-
-        call.__name__ = call.__qualname__ = row.name
-        return schema.operation(
-            row.name,
-            parameters=[schema.EVENT_ID, *operation.parameters],
-            request=operation.request,
-            responses=schema.responses(row.output, *operation.errors, success=operation.success),
-            summary=operation.summary,
-            **({"description": operation.description} if operation.description else {}),
-        )(call)
+class SavedEventApi(APIView):
+    # `me/saved/<event_id>`: a visitor's saved event (with their session, or a token).
+    # (A comment, not a docstring: drf-spectacular would make that every operation's description.)
 
     # The action checks the token's scope, the use case who may act (TokenScope is for plain reads).
-    body: dict[str, Any] = {"permission_classes": []}
-    body.update({method: handler(operation) for method, operation in methods.items()})
-    return type(name, (APIView,), body)
+    permission_classes: list[type] = []
+
+    @documented(
+        "save_event",
+        (400, 403, 404, 409, 429, 503),
+        "Save an event (idempotent: a second save says alreadySaved)",
+        success=(200, 201),
+    )
+    def put(self, request: Request, event_id: str) -> Response:
+        return _run(request, "save_event", event_id)
+
+    @documented(
+        "unsave_event",
+        (400, 403, 404, 429, 503),
+        "Remove a saved event (removing what is not saved changes nothing)",
+    )
+    def delete(self, request: Request, event_id: str) -> Response:
+        return _run(request, "unsave_event", event_id)
 
 
-#: Every action a program calls on a route of its own, by route: the URLconf is made from this table
-#: (`urls.py`), each method performing its row. The catalogue's reads above answer conditionally.
+class RegistrationApi(APIView):
+    # `events/<event_id>/registration`: the signed-in visitor's registration.
+
+    permission_classes: list[type] = []
+
+    @documented(
+        "register_event",
+        (400, 401, 403, 404, 409, 429, 503),
+        "Register the signed-in visitor (idempotent: a second call says alreadyRegistered)",
+        success=(200, 201),
+    )
+    def post(self, request: Request, event_id: str) -> Response:
+        return _run(request, "register_event", event_id)
+
+    @documented(
+        "cancel_registration",
+        (400, 401, 403, 404, 409, 429, 503),
+        "Cancel the signed-in visitor's registration (a second call says alreadyCancelled)",
+    )
+    def delete(self, request: Request, event_id: str) -> Response:
+        return _run(request, "cancel_registration", event_id)
+
+
+class WaitlistApi(APIView):
+    # `events/<event_id>/waitlist`: the signed-in visitor's place on a full event's waiting list.
+
+    permission_classes: list[type] = []
+
+    @documented(
+        "join_waitlist",
+        (400, 401, 403, 404, 409, 429, 503),
+        "Join a full event's waiting list (idempotent: a second call says alreadyWaiting)",
+        success=(200, 201),
+    )
+    def post(self, request: Request, event_id: str) -> Response:
+        return _run(request, "join_waitlist", event_id)
+
+    @documented(
+        "leave_waitlist",
+        (400, 401, 403, 404, 429, 503),
+        "Leave the waiting list, declining any seat held (leaving when not waiting changes nothing)",
+    )
+    def delete(self, request: Request, event_id: str) -> Response:
+        return _run(request, "leave_waitlist", event_id)
+
+
+class CheckInApi(APIView):
+    # `events/<event_id>/check-ins`, the door for scanner apps: a scan checks its ticket's holder in;
+    # the list says who is in.
+
+    permission_classes: list[type] = []
+
+    @documented(
+        "check_in_attendee",
+        (400, 401, 403, 404, 409, 429, 503),
+        "Check a ticket's holder in (201 admitted; 200 alreadyCheckedIn, with the first check-in)",
+        success=(200, 201),
+        request=schema.body(
+            CheckInApiInput,
+            "CheckInBody",
+            "A scan (`ticket`: the code as the scanner read it) or a choice (`attendeeId`, from "
+            "the list of attendees): exactly one of them. No other key is accepted.",
+            exactly_one=("ticket", "attendeeId"),
+        ),
+        description=(
+            "For the event's door staff and managers (a personal access token needs "
+            "checkin:write). Send exactly one of `ticket` (the scanned code) or `attendeeId` "
+            "(from the list). The same `scanId` sent again is one scan: it answers as the first "
+            "time. A `scannedAt` ahead of the server's clock is kept and flagged "
+            "(`scanTimeInFuture`), never refused. The ticket code is never in an answer."
+        ),
+    )
+    def post(self, request: Request, event_id: str) -> Response:
+        return _run(request, "check_in_attendee", event_id, takes=CheckInApiInput)
+
+    @documented(
+        "find_attendee",
+        (400, 401, 403, 404, 503),
+        "The event's confirmed attendees with their check-ins, and the counts (door staff)",
+        parameters=(schema.body(FindAttendeeInput, "FindAttendeeQuery"),),
+        description=(
+            "For the event's door staff and managers (a personal access token needs "
+            "checkin:write). `query` matches part of a name, username or e-mail address; "
+            "without it, the first attendees. `confirmed` and `checkedIn` count the whole event."
+        ),
+    )
+    def get(self, request: Request, event_id: str) -> Response:
+        return _run(request, "find_attendee", event_id, takes=FindAttendeeInput)
+
+
+#: Every action a program calls on a route of its own, by route, with the route's name and its view:
+#: the URLconf is made from this table (`urls.py`). The catalogue's reads above answer conditionally.
 ACTION_ROUTES: dict[str, tuple[str, type[APIView]]] = {
-    "me/saved/<str:event_id>": (
-        "api-save-event",
-        action_view(
-            "SavedEventApi",
-            put=Operation(
-                "save_event",
-                (400, 403, 404, 409, 429, 503),
-                "Save an event (idempotent: a second save says alreadySaved)",
-                success=(200, 201),
-            ),
-            delete=Operation(
-                "unsave_event",
-                (400, 403, 404, 429, 503),
-                "Remove a saved event (removing what is not saved changes nothing)",
-            ),
-        ),
-    ),
-    "events/<str:event_id>/registration": (
-        "api-registration",
-        action_view(
-            "RegistrationApi",
-            post=Operation(
-                "register_event",
-                (400, 401, 403, 404, 409, 429, 503),
-                "Register the signed-in visitor (idempotent: a second call says alreadyRegistered)",
-                success=(200, 201),
-            ),
-            delete=Operation(
-                "cancel_registration",
-                (400, 401, 403, 404, 409, 429, 503),
-                "Cancel the signed-in visitor's registration (a second call says alreadyCancelled)",
-            ),
-        ),
-    ),
-    "events/<str:event_id>/waitlist": (
-        "api-waitlist",
-        action_view(
-            "WaitlistApi",
-            post=Operation(
-                "join_waitlist",
-                (400, 401, 403, 404, 409, 429, 503),
-                "Join a full event's waiting list (idempotent: a second call says alreadyWaiting)",
-                success=(200, 201),
-            ),
-            delete=Operation(
-                "leave_waitlist",
-                (400, 401, 403, 404, 429, 503),
-                "Leave the waiting list, declining any seat held (leaving when not waiting changes nothing)",
-            ),
-        ),
-    ),
-    # The door, for scanner apps: a scan checks its ticket's holder in; the list says who is in.
-    "events/<str:event_id>/check-ins": (
-        "api-check-ins",
-        action_view(
-            "CheckInApi",
-            post=Operation(
-                "check_in_attendee",
-                (400, 401, 403, 404, 409, 429, 503),
-                "Check a ticket's holder in (201 admitted; 200 alreadyCheckedIn, with the first check-in)",
-                success=(200, 201),
-                takes=CHECK_IN_BODY,
-                request=schema.body(
-                    CheckInInput,
-                    CHECK_IN_BODY,
-                    "CheckInBody",
-                    "A scan (`ticket`: the code as the scanner read it) or a choice (`attendeeId`, from "
-                    "the list of attendees): exactly one of them. No other key is accepted.",
-                    exactly_one=("ticket", "attendeeId"),
-                ),
-                description=(
-                    "For the event's door staff and managers (a personal access token needs "
-                    "checkin:write). Send exactly one of `ticket` (the scanned code) or `attendeeId` "
-                    "(from the list). The same `scanId` sent again is one scan: it answers as the first "
-                    "time. A `scannedAt` ahead of the server's clock is kept and flagged "
-                    "(`scanTimeInFuture`), never refused. The ticket code is never in an answer."
-                ),
-            ),
-            get=Operation(
-                "find_attendee",
-                (400, 401, 403, 404, 503),
-                "The event's confirmed attendees with their check-ins, and the counts (door staff)",
-                takes=FIND_ATTENDEE_QUERY,
-                parameters=(schema.body(FindAttendeeInput, FIND_ATTENDEE_QUERY, "FindAttendeeQuery"),),
-                description=(
-                    "For the event's door staff and managers (a personal access token needs "
-                    "checkin:write). `query` matches part of a name, username or e-mail address; "
-                    "without it, the first attendees. `confirmed` and `checkedIn` count the whole event."
-                ),
-            ),
-        ),
-    ),
+    "me/saved/<str:event_id>": ("api-save-event", SavedEventApi),
+    "events/<str:event_id>/registration": ("api-registration", RegistrationApi),
+    "events/<str:event_id>/waitlist": ("api-waitlist", WaitlistApi),
+    "events/<str:event_id>/check-ins": ("api-check-ins", CheckInApi),
 }

@@ -4,18 +4,27 @@ registration, offer the seats a change freed."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from core.errors import PermissionDenied
+from core.errors import InvalidInput, PermissionDenied
 from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
 from .. import policies
-from ..choices import ACTIVE_WAITLIST, EventStatus, NotificationKind, RegistrationStatus, WaitlistStatus
+from ..choices import (
+    ACTIVE_WAITLIST,
+    EventStatus,
+    NotificationKind,
+    NotificationStatus,
+    RegistrationStatus,
+    WaitlistStatus,
+)
 from ..errors import EventNotFound, RegistrationNotFound
 from ..mail import outbox
-from ..models import Event, Registration, WaitlistEntry
+from ..models import Event, Notification, Registration, WaitlistEntry
 from ..selectors import staff_facts
 from .common import bump_state_version
 from .ledger import anyone_waiting, process_queue, recount_event, seats_changed
@@ -146,17 +155,112 @@ def offer_free_seats(*, visitor: Visitor, event_id: str) -> OfferResult:
     return OfferResult(event=event, offered=len(process_queue(event, now=timezone.now())))
 
 
+#: What the admin's event form may set: every field but the record's times. The id and the status
+#: only when the event is created (then the status changes only through publish, unpublish, cancel).
+EVENT_FIELDS = frozenset(
+    {
+        "public_id",
+        "title",
+        "summary",
+        "description",
+        "status",
+        "starts_at",
+        "ends_at",
+        "location",
+        "venue",
+        "price",
+        "price_amount",
+        "currency",
+        "level",
+        "capacity",
+        "offer_hours",
+    }
+)
+SET_ONCE = frozenset({"public_id", "status"})
+
+
+@dataclass(frozen=True)
+class EventEditResult:
+    event: Event
+    created: bool
+
+
+@atomic_use_case
+def edit_event(*, visitor: Visitor, changes: dict[str, Any], event_pk: int | None = None) -> EventEditResult:
+    """The admin's event form: create an event (`event_pk` None: the superusers, who may add events)
+    or change one the visitor manages, under its row lock, with the fields the form changed. The model's
+    own validation runs again here (`full_clean`). The seats a change frees are offered by
+    `offer_free_seats`, which the form performs next."""
+    unknown = set(changes) - EVENT_FIELDS
+    if event_pk is not None:
+        unknown |= set(changes) & SET_ONCE
+    if unknown:
+        fields = {name: ["This field is not changed here."] for name in sorted(unknown)}
+        raise InvalidInput("Some fields cannot be changed here.", extra={"fields": fields})
+    if event_pk is None:
+        if visitor.user is None or not policies.may_manage_event(
+            policies.StaffFacts(superuser=visitor.user.is_superuser)
+        ):
+            raise PermissionDenied()
+        event = Event(**changes)
+    else:
+        event = _managed_event(visitor, pk=event_pk)
+        for name, value in changes.items():
+            setattr(event, name, value)
+    # A change validates what it changes (as the admin's form does): an id made before the id rule stays.
+    unchanged = None if event_pk is None else [f.name for f in Event._meta.fields if f.name not in changes]
+    try:
+        event.full_clean(exclude=unchanged)
+    except ValidationError as error:
+        raise InvalidInput("The event is not valid.", extra={"fields": error.message_dict}) from error
+    event.save()
+    return EventEditResult(event=event, created=event_pk is None)
+
+
+@dataclass(frozen=True)
+class ResendNotificationResult:
+    notification: Notification
+    queued: bool
+
+    @property
+    def event(self) -> Event | None:
+        return self.notification.event
+
+    @property
+    def outcome(self) -> str:
+        return "OK" if self.queued else "NOT_FAILED"
+
+
+@atomic_use_case
+def resend_notification(*, visitor: Visitor, notification_id: int) -> ResendNotificationResult:
+    """The admin's "send again": a failed e-mail gets a fresh series of attempts (an organiser's choice,
+    after fixing the mail server); one that did not fail changes nothing. For whoever may change the
+    outbox's rows (the admin's permission)."""
+    if visitor.user is None or not visitor.user.has_perm("events.change_notification"):
+        raise PermissionDenied()
+    notification = Notification.objects.select_related("event").filter(pk=notification_id).first()
+    if notification is None:
+        raise InvalidInput(
+            "No e-mail has this id.", extra={"fields": {"notification_id": ["No such e-mail."]}}
+        )
+    queued = outbox.send_again(
+        Notification.objects.filter(pk=notification.pk, status=NotificationStatus.FAILED)
+    )
+    return ResendNotificationResult(notification=notification, queued=bool(queued))
+
+
 def _may_manage(visitor: Visitor, event: Event) -> None:
     """Refuse unless the visitor manages `event` (`policies.may_manage_event`)."""
     if visitor.user is None or not policies.may_manage_event(staff_facts(visitor.user, event)):
         raise PermissionDenied()
 
 
-def _managed_event(visitor: Visitor, event_id: str) -> Event:
-    """`event_id`, locked for the transaction, if the visitor manages it."""
+def _managed_event(visitor: Visitor, event_id: str | None = None, *, pk: int | None = None) -> Event:
+    """The event of `event_id` (or of the key `pk`), locked for the transaction, if the visitor manages it."""
     if visitor.user is None:
         raise PermissionDenied()
-    event = Event.objects.select_for_update(no_key=True).filter(public_id=event_id).first()
+    lookup = {"public_id": event_id} if pk is None else {"pk": pk}
+    event = Event.objects.select_for_update(no_key=True).filter(**lookup).first()
     if event is None:
         raise EventNotFound()
     _may_manage(visitor, event)

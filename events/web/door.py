@@ -11,7 +11,7 @@ again after every check-in or undo and every half minute, each time by a request
 With htmx a form answers with the part of the page it changes; without JavaScript a check-in or an undo
 is post/redirect/get (the answer is kept in the session for the next page) and a search answers with
 the page. The tool calls of the same routes are `events.agent.pages` (told apart at the route), which
-draw the same parts with `answer_part` and `live_part`.
+draw the same parts with `builders.answer_part` and `live_part`.
 
 The ticket code is a credential: it is only ever in a POST body, never in a URL, an answer, the session
 or a log line; a refused code is not shown back either.
@@ -19,29 +19,33 @@ or a log line; a refused code is not shown back either.
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass
-from datetime import datetime
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import ResolverMatch, resolve, reverse
-from django.utils.translation import gettext_lazy
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from core.errors import AuthRequired, DomainError, InvalidInput
-from core.visitors import Mode, Visitor, client_mode, visitor_from_request
-from webmcp.templatetags.webmcp import PAGE_ROUTE
 
-from .. import selectors
-from ..actions import ACTIONS, Caller, Performed, perform
-from ..errors import EventNotFound, NotEventStaff, TicketUnknown
-from ..tools import CHECK_IN, check_in_state
+from ..actions import ACTIONS, Performed, perform
+from ..errors import EventNotFound, NotEventStaff
+from ..tools import CHECK_IN
+from .builders import (
+    NOT_UNDONE,
+    DoorAnswer,
+    answer_of_check_in,
+    answer_part,
+    door_context,
+    door_state,
+    live_part,
+    page_caller,
+)
 
 if TYPE_CHECKING:
-    from .views import HtmxHttpRequest as HttpRequest  # every page request went through django-htmx
+    from .builders import HtmxHttpRequest as HttpRequest  # every page request went through django-htmx
 else:
     from django.http import HttpRequest
 
@@ -50,61 +54,6 @@ else:
 DOOR_CHANGED = "door-changed"
 #: Where a form post without JavaScript leaves its answer for the page it redirects to.
 ANSWER_SESSION_KEY = "door-answer:{event_id}"
-
-DO_NOT_ADMIT = gettext_lazy("Do not admit")
-NOT_UNDONE = gettext_lazy("Not undone")
-NO_CODE = gettext_lazy("Type or scan a ticket code first.")
-
-
-@dataclass(frozen=True)
-class DoorAnswer:
-    """What the page says after a scan, a choice or an undo, as plain data (the session keeps it)."""
-
-    kind: str  # admitted | already | refused | undone | info
-    message: str
-    title: str = ""
-    reason: str = ""  # a refusal's reason, e.g. TICKET_OTHER_EVENT
-    name: str = ""
-    email: str = ""
-    at: str = ""  # ISO time of the standing check-in
-    by: str = ""
-    attendee_id: int | None = None
-
-    @property
-    def checked_in_at(self) -> datetime | None:
-        return datetime.fromisoformat(self.at) if self.at else None
-
-    @property
-    def changed(self) -> bool:
-        """The counts changed: someone was let in, or a check-in undone."""
-        return self.kind in ("admitted", "undone")
-
-    @classmethod
-    def refused(cls, error: DomainError, title: Any, *, invalid: Any = NO_CODE) -> DoorAnswer:
-        """`invalid`: what to say when the input itself was refused (nothing typed, say)."""
-        message = invalid if isinstance(error, InvalidInput) else error.person_message
-        return cls("refused", str(message), title=str(title), reason=error.reason)
-
-
-def answer_of_check_in(performed: Performed, *, scanned: bool = False) -> DoorAnswer:
-    """The page's answer to one `check_in_attendee` call (a person's or an agent's). `scanned`: a code
-    was given, so a code the input refuses (longer than any ticket) is simply not one of ours."""
-    if performed.error is not None:
-        invalid = TicketUnknown.person_message if scanned else NO_CODE
-        return DoorAnswer.refused(performed.error, DO_NOT_ADMIT, invalid=invalid)
-    result = performed.result
-    attendee = result.attendee
-    said = performed.action.messages
-    assert said is not None
-    return DoorAnswer(
-        "admitted" if result.admitted else "already",
-        str(said.done if result.admitted else said.again),
-        name=attendee.name,
-        email=attendee.email,
-        at=result.check_in.checked_in_at.isoformat(),
-        by=attendee.checked_in_by,
-        attendee_id=attendee.attendee_id,
-    )
 
 
 def _answer_of_undo(performed: Performed) -> DoorAnswer:
@@ -128,14 +77,14 @@ def _answer_of_undo(performed: Performed) -> DoorAnswer:
 @require_GET
 def check_in(request: HttpRequest, event_id: str) -> HttpResponse:
     """The page: the counts, the answer a form post without JavaScript left, the forms."""
-    performed = perform(ACTIONS["find_attendee"], _caller(request), {"event_id": event_id, "query": ""})
+    performed = perform(ACTIONS["find_attendee"], page_caller(request), {"event_id": event_id, "query": ""})
     if (barrier := _barrier(request, event_id, performed.error)) is not None:
         return barrier
     if performed.error is not None:
         raise Http404(str(performed.error)) from performed.error
     stored = request.session.pop(ANSWER_SESSION_KEY.format(event_id=event_id), None)
     answer = DoorAnswer(**stored) if isinstance(stored, dict) else None
-    context = {**_context(request, performed.result, listed=False, query=""), "answer": answer}
+    context = {**door_context(request, performed.result, listed=False, query=""), "answer": answer}
     return render(request, "events/check_in.html", context)
 
 
@@ -149,7 +98,7 @@ def check_in_attendee(request: HttpRequest, event_id: str) -> HttpResponse:
         data["ticket"] = ticket
     else:
         data["attendee_id"] = request.POST.get("attendee_id") or None
-    performed = perform(ACTIONS["check_in_attendee"], _caller(request), data)
+    performed = perform(ACTIONS["check_in_attendee"], page_caller(request), data)
     return _answered(request, event_id, performed, answer_of_check_in(performed, scanned=bool(ticket)))
 
 
@@ -157,7 +106,7 @@ def check_in_attendee(request: HttpRequest, event_id: str) -> HttpResponse:
 def undo_check_in(request: HttpRequest, event_id: str) -> HttpResponse:
     """Take back a check-in made by mistake (the button on the admitted answer)."""
     data = {"event_id": event_id, "attendee_id": request.POST.get("attendee_id") or None}
-    performed = perform(ACTIONS["undo_check_in"], _caller(request), data)
+    performed = perform(ACTIONS["undo_check_in"], page_caller(request), data)
     return _answered(request, event_id, performed, _answer_of_undo(performed))
 
 
@@ -167,7 +116,9 @@ def find_attendee(request: HttpRequest, event_id: str) -> HttpResponse:
     which says whether a list is shown: `list`)."""
     query = request.POST.get("query", "")
     listed = request.POST.get("list") == "1"
-    performed = perform(ACTIONS["find_attendee"], _caller(request), {"event_id": event_id, "query": query})
+    performed = perform(
+        ACTIONS["find_attendee"], page_caller(request), {"event_id": event_id, "query": query}
+    )
     if (barrier := _barrier(request, event_id, performed.error)) is not None:
         return barrier
     if performed.error is not None:  # a query longer than the field allows
@@ -176,59 +127,11 @@ def find_attendee(request: HttpRequest, event_id: str) -> HttpResponse:
         raise Http404(str(performed.error)) from performed.error
     if request.htmx:
         return live_part(request, event_id, performed.result, listed=listed, query=query)
-    context = _context(request, performed.result, listed=True, query=query)
+    context = door_context(request, performed.result, listed=True, query=query)
     return render(request, "events/check_in.html", context)
 
 
-# ── the parts of the page (a person's htmx request, or an agent's tool call) ─────────────────────
-
-
-def answer_part(request: HttpRequest, event_id: str, answer: DoorAnswer) -> HttpResponse:
-    """The answer, large (`#door-answer`)."""
-    context = {"answer": answer, "event_id": event_id, **_page_of(request, event_id)}
-    return render(request, "events/includes/check_in_answer.html", context)
-
-
-def live_part(request: HttpRequest, event_id: str, found: Any, *, listed: bool, query: str) -> HttpResponse:
-    """The list of people found (`#door-results`) and the counts (`#door-counts`, out of band)."""
-    context = {**_context(request, found, listed=listed, query=query), "oob": True}
-    return render(request, "events/includes/check_in_live.html", context)
-
-
 # ── helpers ───────────────────────────────────────────────────────────────────────────────────
-
-
-def _caller(request: HttpRequest) -> Caller:
-    return Caller(visitor=visitor_from_request(request), channel=client_mode(request, default=Mode.UI))
-
-
-def _state(visitor: Visitor, *, door_staff: bool) -> dict[str, Any]:
-    return {
-        "signed_in": visitor.is_authenticated,
-        "stateVersion": selectors.state_version(visitor=visitor),
-        **check_in_state(door_staff=door_staff),
-    }
-
-
-def _page_of(request: HttpRequest, event_id: str) -> dict[str, Any]:
-    """The check-in page's route and state, for a part drawn by another route (its forms are that
-    page's, so the ones an agent's call waits for are marked: `webmcp_confirm`)."""
-    page: ResolverMatch = resolve(reverse(CHECK_IN, kwargs={"event_id": event_id}))
-    return {PAGE_ROUTE: page, "webmcp_state": _state(visitor_from_request(request), door_staff=True)}
-
-
-def _context(request: HttpRequest, found: Any, *, listed: bool, query: str) -> dict[str, Any]:
-    event = found.event
-    return {
-        "event": event,
-        "event_id": event.public_id,
-        "found": found,
-        "listed": listed,
-        "query": query,
-        # What the page's refresh sends: the search whose list it shows (hx-vals).
-        "refresh": json.dumps({"query": query if listed else "", "list": "1" if listed else ""}),
-        **_page_of(request, event.public_id),
-    }
 
 
 def _answered(request: HttpRequest, event_id: str, performed: Performed, answer: DoorAnswer) -> HttpResponse:
@@ -257,12 +160,12 @@ def _barrier(request: HttpRequest, event_id: str, error: DomainError | None) -> 
             return HttpResponse(status=204, headers={"HX-Redirect": login["Location"]})
         return login
     if isinstance(error, NotEventStaff):
-        visitor = visitor_from_request(request)
+        visitor = request.visitor
         context = {
             "forbidden": True,
             "event_id": event_id,
             "refusal": str(error.person_message),
-            "webmcp_state": _state(visitor, door_staff=False),
+            "webmcp_state": door_state(visitor, door_staff=False),
         }
         response = render(request, "events/check_in.html", context, status=403)
         if request.htmx:

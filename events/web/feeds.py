@@ -7,8 +7,9 @@
   string, validated by the API's own `EventSearchInput` and found by `selectors.search_events`; an
   invalid or unknown parameter is the 400 envelope.
 
-Plain files, not actions: reading a feed performs no action row and writes no Activity row, and the
-one write, a person getting or resetting their own address, is a row of their own (no tool offers it).
+Plain files, not actions: reading a feed performs no action row and writes no Activity row; the one
+write, a person getting or resetting their own address, performs its row (`reset_calendar_feed`; no
+tool offers it).
 The entries are `events.mail.ics`'s, the same UID as the single event's file.
 
 Each answer is conditional (`core.conditional`, as the pages' and the API's reads are): the ETag and
@@ -20,7 +21,6 @@ statements before anything is built, so a calendar program's hourly refresh usua
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -42,9 +42,10 @@ from core.conditional import Validators
 from core.envelope import current_state_version, error_envelope
 from core.errors import InvalidInput
 from core.inputs import validated_input
-from core.visitors import Visitor
+from core.visitors import Mode, Visitor, claimed_mode
 
 from .. import selectors
+from ..actions import ACTIONS, Caller, perform
 from ..choices import EventStatus, Level, Location, Price
 from ..contract import EventSearchInput
 from ..mail import ics
@@ -55,18 +56,12 @@ CONTENT_TYPE = "text/calendar; charset=utf-8"
 REFRESH = timedelta(hours=1)
 #: The public feed lists at most this many events, the soonest first.
 PUBLIC_FEED_LIMIT = 200
-#: 256 random bits, 43 URL-safe characters.
-TOKEN_BYTES = 32
 
 
 class PersonalFeedInput(serializers.Serializer):
     """The personal feed's one parameter."""
 
     saved = serializers.BooleanField(required=False, default=False, help_text="Add the saved events.")
-
-
-def new_token() -> str:
-    return secrets.token_urlsafe(TOKEN_BYTES)
 
 
 # ── /calendar/<token>.ics ─────────────────────────────────────────────────────────────────────
@@ -147,13 +142,14 @@ def _public(event: Event) -> bool:
 @require_POST
 def reset_calendar_feed(request: HttpRequest) -> HttpResponse:
     """Gives the signed-in person a calendar address, or a new one in place of the old, which then
-    answers 404. The new address is shown on My events."""
+    answers 404 (the `reset_calendar_feed` row). The new address is shown on My events."""
     if not request.user.is_authenticated:
         return redirect_to_login(reverse("me"))
-    _feed, created = CalendarFeed.objects.update_or_create(
-        user=request.user, defaults={"token": new_token(), "created_at": timezone.now()}
-    )
-    if created:
+    caller = Caller(visitor=request.visitor, channel=Mode.UI, claimed=claimed_mode(request))  # type: ignore[attr-defined]
+    performed = perform(ACTIONS["reset_calendar_feed"], caller, {})
+    if performed.error is not None:
+        raise performed.error
+    if performed.result.created:
         messages.success(request, _("Your calendar address is ready: add it to your calendar program."))
     else:
         messages.success(

@@ -518,3 +518,22 @@ def test_every_page_links_the_privacy_page_in_its_footer(client, event):
     for path in ("/events/", f"/events/{event.public_id}/", "/me/", "/accounts/login/", "/privacy/"):
         footer = client.get(path).content.decode().split('<footer class="site-footer">')[1]
         assert 'href="/privacy/"' in footer, path
+
+
+def test_deleting_leaves_a_row_for_each_cancellation_and_place_given_up(
+    person, django_capture_on_commit_callbacks
+):
+    since = Activity.objects.order_by("-id").values_list("id", flat=True).first() or 0
+    with django_capture_on_commit_callbacks(execute=True):
+        result = privacy.delete_account(user=person, language="en")
+    done = Activity.objects.filter(
+        id__gt=since, action__in=["cancel_registration", "leave_waitlist"], outcome="OK"
+    )
+    made = sorted(done.values_list("action", "mode", "outcome", "user"))
+    assert made == sorted(
+        [("cancel_registration", "ui", "OK", None)] * result.registrations_cancelled
+        + [("leave_waitlist", "ui", "OK", None)] * result.waiting_lists_left
+    )
+    assert result.registrations_cancelled == 2
+    refused = Activity.objects.filter(id__gt=since, action="cancel_registration").exclude(outcome="OK")
+    assert list(refused.values_list("outcome", flat=True)) == ["REGISTRATION_CLOSED"]  # the started one

@@ -14,7 +14,7 @@ from core.visitors import Visitor
 from events import selectors
 from events.errors import EventFull
 from events.models import Activity, Registration, SavedEvent
-from events.services import bump_state_version
+from events.services.common import bump_state_version
 from tests.api.conftest import ApiClient, assert_envelope
 from tests.api.urls_failing import RaisingApi
 from tests.factories import EventFactory, UserFactory

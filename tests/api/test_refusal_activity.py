@@ -29,8 +29,8 @@ def event():
 def test_bad_input_is_a_row_of_the_use_case_with_its_reason_and_mode(api, event):
     assert_envelope(api.get("/api/events?level=guru"), 400, "INVALID_INPUT", "VALIDATION_ERROR")
     assert_envelope(api.get("/api/events?colour=blue"), 400, "INVALID_INPUT", "UNKNOWN_PARAMETER")
-    agent = {"HTTP_X_CLIENT_MODE": "agent"}
-    assert_envelope(api.get("/api/events/evt-early?x=1", **agent), 400, "INVALID_INPUT", "UNKNOWN_PARAMETER")
+    tool = {"HTTP_X_WEBMCP_TOOL": "get_event_details"}
+    assert_envelope(api.get("/api/events/evt-early?x=1", **tool), 400, "INVALID_INPUT", "UNKNOWN_PARAMETER")
     assert rows() == [
         ("search_events", "api", "VALIDATION_ERROR", None),
         ("search_events", "api", "UNKNOWN_PARAMETER", None),

@@ -124,14 +124,17 @@ def test_search_events_repeated_parameter_is_refused(api, catalogue):
     assert_envelope(api.get("/api/events?location=taipei&location=online"), 400, "INVALID_INPUT")
 
 
-def test_search_events_records_activity_with_the_declared_mode(api, catalogue):
+def test_search_events_records_the_api_channel_and_the_declared_mode_as_a_claim(api, catalogue):
     api.get("/api/events")
     api.get("/api/events", HTTP_X_CLIENT_MODE="agent")
     api.get("/api/events", HTTP_X_CLIENT_MODE="nonsense")
-    assert list(Activity.objects.order_by("id").values_list("action", "mode", "outcome")) == [
-        ("search_events", "api", "OK"),
-        ("search_events", "agent", "OK"),
-        ("search_events", "api", "OK"),
+    api.get("/api/events", HTTP_X_WEBMCP_TOOL="search_events")
+    rows = Activity.objects.order_by("id").values_list("action", "mode", "outcome", "claimed_mode")
+    assert list(rows) == [
+        ("search_events", "api", "OK", ""),
+        ("search_events", "api", "OK", "agent"),
+        ("search_events", "api", "OK", ""),
+        ("search_events", "agent", "OK", ""),  # a WebMCP tool's call of the route
     ]
 
 

@@ -24,18 +24,21 @@ from django_tasks_db.models import DBTaskResult
 from core.errors import DomainError
 from core.visitors import Mode, Visitor
 from events import actions
-from events.choices import EventStatus, StaffRole, WaitlistStatus
+from events.choices import EventStatus, NotificationStatus, StaffRole, WaitlistStatus
 from events.models import (
     Activity,
     ActivityCount,
+    CalendarFeed,
     CheckIn,
     Event,
     EventStaff,
+    Notification,
     Registration,
     SavedEvent,
     WaitlistEntry,
 )
 from tests.factories import EventFactory, UserFactory
+from tests.tasks import run_tasks
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
@@ -47,7 +50,7 @@ class Write:
     visitor: Visitor
     data: dict[str, Any]
     state: Callable[[], Any]
-    event: Event
+    event: Event | None  # None: a write of no event (a person's calendar address)
 
 
 def _call(name: str, user, **data) -> Any:
@@ -195,6 +198,51 @@ def cancel_attendee_registration() -> Write:
     return Write(Visitor(user=_organiser()), data, lambda: _registrations(person), event)
 
 
+def edit_event() -> Write:
+    event = EventFactory(capacity=10)
+    data = {"event_pk": event.pk, "changes": {"title": "Renamed in the admin", "capacity": 12}}
+    return Write(Visitor(user=_organiser()), data, lambda: Event.objects.get(pk=event.pk).title, event)
+
+
+def resend_notification() -> Write:
+    event = EventFactory(capacity=10)
+    _call("register_event", _person("reader"), event_id=event.public_id)
+    run_tasks()  # the confirmation's Notification row
+    notification = Notification.objects.get(event=event)
+    Notification.objects.filter(pk=notification.pk).update(status=NotificationStatus.FAILED, attempts=9)
+    data = {"notification_id": notification.pk}
+    return Write(
+        Visitor(user=_organiser()), data, lambda: Notification.objects.get(pk=notification.pk).status, event
+    )
+
+
+def _team(event: Event) -> Callable[[], list[tuple[str, str]]]:
+    return lambda: list(EventStaff.objects.filter(event=event).values_list("user__username", "role"))
+
+
+def add_event_staff() -> Write:
+    event, helper = EventFactory(), _person("helper")
+    data = {"event_id": event.public_id, "username": helper.username, "role": StaffRole.DOOR}
+    return Write(Visitor(user=_organiser()), data, _team(event), event)
+
+
+def remove_event_staff() -> Write:
+    event, helper = EventFactory(), _person("helper")
+    EventStaff.objects.create(event=event, user=helper, role=StaffRole.MANAGER)
+    data = {"event_id": event.public_id, "username": helper.username}
+    return Write(Visitor(user=_organiser()), data, _team(event), event)
+
+
+def reset_calendar_feed() -> Write:
+    person = _person("subscriber")
+    return Write(
+        Visitor(user=person),
+        {},
+        lambda: list(CalendarFeed.objects.filter(user=person).values_list("token")),
+        None,
+    )
+
+
 #: Each kind of write, by its action's name (a waiting list's claim is a registration).
 WRITES: dict[str, tuple[str, Callable[[], Write]]] = {
     "save_event": ("save_event", save_event),
@@ -212,6 +260,11 @@ WRITES: dict[str, tuple[str, Callable[[], Write]]] = {
     "cancel_event": ("cancel_event", cancel_event),
     "offer_free_seats": ("offer_free_seats", offer_free_seats),
     "cancel_attendee_registration": ("cancel_attendee_registration", cancel_attendee_registration),
+    "edit_event": ("edit_event", edit_event),
+    "resend_notification": ("resend_notification", resend_notification),
+    "add_event_staff": ("add_event_staff", add_event_staff),
+    "remove_event_staff": ("remove_event_staff", remove_event_staff),
+    "reset_calendar_feed": ("reset_calendar_feed", reset_calendar_feed),
 }
 
 
@@ -266,7 +319,7 @@ def test_a_write_commits_its_one_activity_row_with_it_and_the_row_is_counted(cas
         performed.outcome,
         "Claude (claude.ai)",
     )
-    assert row.event_id == write.event.pk and row.user_id == write.visitor.user.pk
+    assert row.event_id == (write.event.pk if write.event else None) and row.user_id == write.visitor.user.pk
     assert row.counted and _counts_equal_rows()
 
 

@@ -10,8 +10,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
-from events.admin import MANAGER_PERMISSIONS, MANAGERS_GROUP
-from events.choices import StaffRole
+from events.choices import MANAGER_PERMISSIONS, MANAGERS_GROUP, StaffRole
 from events.models import EventStaff
 from tests.factories import EventFactory, UserFactory
 
@@ -115,3 +114,17 @@ def test_unknown_events_people_and_roles_are_clear_errors(event, mei, args, mess
     assert not EventStaff.objects.exists()
     mei.refresh_from_db()
     assert not mei.is_staff
+
+
+def test_each_change_is_a_row_of_its_action_by_the_declared_system_actor(event, mei):
+    from events.models import Activity
+
+    run("evt-team", "mei", "--role", "manager")
+    run("evt-team", "mei", "--role", "manager")  # the same role again: changes nothing
+    run("evt-team", "mei", "--remove")
+    rows = Activity.objects.order_by("id").values_list("action", "mode", "outcome", "user", "client", "event")
+    assert list(rows) == [
+        ("add_event_staff", "admin", "OK", None, "manage.py add_event_staff", event.pk),
+        ("add_event_staff", "admin", "ALREADY_ON_TEAM", None, "manage.py add_event_staff", event.pk),
+        ("remove_event_staff", "admin", "OK", None, "manage.py add_event_staff", event.pk),
+    ]

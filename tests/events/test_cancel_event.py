@@ -6,16 +6,17 @@ import pytest
 
 from core.errors import PermissionDenied
 from core.visitors import Mode, Visitor
-from events import actions, services
+from events import actions
 from events.choices import EventStatus, RegistrationStatus
 from events.errors import EventNotFound
 from events.models import Activity, Registration
+from events.services import organiser
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 from tests.tasks import run_tasks
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
-ORGANISER_USE_CASES = [services.cancel_event, services.publish_event, services.unpublish_event]
+ORGANISER_USE_CASES = [organiser.cancel_event, organiser.publish_event, organiser.unpublish_event]
 
 
 @pytest.mark.parametrize("use_case", ORGANISER_USE_CASES, ids=lambda f: f.__name__)

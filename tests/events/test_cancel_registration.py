@@ -9,7 +9,7 @@ from events import actions
 from events.choices import RegistrationStatus
 from events.errors import EventNotFound, RegistrationClosed, RegistrationNotFound
 from events.models import Activity, Registration
-from events.services import cancel_registration
+from events.services.registrations import cancel_registration
 from tests.factories import EventFactory, RegistrationFactory
 
 from .conftest import MODES, activity, version

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from events.models import SavedEvent
-from events.services import merge_saved_events
+from events.services.saves import merge_saved_events
 from tests.factories import EventFactory, SavedEventFactory
 
 from .conftest import version

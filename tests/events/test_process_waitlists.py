@@ -13,10 +13,11 @@ from django.core import mail
 from django.utils import timezone
 
 from core.visitors import Visitor
-from events import actions, selectors, services
+from events import actions, selectors
 from events.choices import NotificationKind, RegistrationStatus, WaitlistStatus
 from events.errors import EventFull
 from events.models import Event, Notification, Registration, WaitlistEntry
+from events.services import registrations, waitlist
 from tests.factories import EventFactory, UserFactory
 from tests.tasks import run_tasks
 
@@ -35,10 +36,10 @@ def queue():
     event = EventFactory(capacity=2)
     holders = [Visitor(user=UserFactory()) for _ in range(2)]
     for holder in holders:
-        call(services.register_event, holder, event)
+        call(registrations.register_event, holder, event)
     waiting = [Visitor(user=UserFactory()) for _ in range(3)]
     for visitor in waiting:
-        call(services.join_waitlist, visitor, event)
+        call(waitlist.join_waitlist, visitor, event)
     return event, holders, waiting
 
 
@@ -49,7 +50,7 @@ def status_of(visitor: Visitor) -> str:
 def test_a_cancellation_offers_the_seat_to_the_first_person_waiting(queue):
     event, holders, waiting = queue
     before = version(waiting[0])
-    call(services.cancel_registration, holders[0], event)
+    call(registrations.cancel_registration, holders[0], event)
     entry = WaitlistEntry.objects.get(user=waiting[0].user)
     assert entry.status == WaitlistStatus.OFFERED
     assert entry.expires_at == entry.offered_at + timedelta(hours=24)
@@ -62,20 +63,20 @@ def test_a_cancellation_offers_the_seat_to_the_first_person_waiting(queue):
 
 def test_a_held_seat_is_not_free_for_anyone_else(queue):
     event, holders, waiting = queue
-    call(services.cancel_registration, holders[0], event)
+    call(registrations.cancel_registration, holders[0], event)
     newcomer = Visitor(user=UserFactory())
     with pytest.raises(EventFull):
-        call(services.register_event, newcomer, event)
+        call(registrations.register_event, newcomer, event)
     with pytest.raises(EventFull):
-        call(services.register_event, waiting[1], event)  # waiting, but not the one offered
+        call(registrations.register_event, waiting[1], event)  # waiting, but not the one offered
     details = selectors.get_event_details(visitor=newcomer, event_id=event.public_id)
     assert (details.event.seats_left, details.event.is_full) == (0, True)
 
 
 def test_the_holder_claims_the_seat_by_registering(queue):
     event, holders, waiting = queue
-    call(services.cancel_registration, holders[0], event)
-    result = call(services.register_event, waiting[0], event)
+    call(registrations.cancel_registration, holders[0], event)
+    result = call(registrations.register_event, waiting[0], event)
     assert result.registration.status == RegistrationStatus.CONFIRMED
     assert status_of(waiting[0]) == WaitlistStatus.CLAIMED
     assert Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).count() == 2
@@ -86,8 +87,8 @@ def test_the_holder_claims_the_seat_by_registering(queue):
 
 def test_declining_passes_the_seat_to_the_next_person_at_once(queue):
     event, holders, waiting = queue
-    call(services.cancel_registration, holders[0], event)
-    result = call(services.leave_waitlist, waiting[0], event)
+    call(registrations.cancel_registration, holders[0], event)
+    result = call(waitlist.leave_waitlist, waiting[0], event)
     assert (result.was_waiting, result.declined_offer) == (True, True)
     assert status_of(waiting[0]) == WaitlistStatus.DECLINED
     assert status_of(waiting[1]) == WaitlistStatus.OFFERED
@@ -95,24 +96,24 @@ def test_declining_passes_the_seat_to_the_next_person_at_once(queue):
 
 def test_an_expired_offer_ends_the_entry_and_goes_to_the_next_person(queue):
     event, holders, waiting = queue
-    call(services.cancel_registration, holders[0], event)
+    call(registrations.cancel_registration, holders[0], event)
     expires_at = WaitlistEntry.objects.get(user=waiting[0].user).expires_at
-    assert services.process_waitlists(now=expires_at - timedelta(seconds=1)) == 0
-    assert services.process_waitlists(now=expires_at) == 1
+    assert waitlist.process_waitlists(now=expires_at - timedelta(seconds=1)) == 0
+    assert waitlist.process_waitlists(now=expires_at) == 1
     assert status_of(waiting[0]) == WaitlistStatus.EXPIRED
     assert status_of(waiting[1]) == WaitlistStatus.OFFERED
     run_tasks()
     kinds = sorted(Notification.objects.filter(user=waiting[0].user).values_list("kind", flat=True))
     assert kinds == [NotificationKind.OFFER_EXPIRED, NotificationKind.WAITLIST_OFFER]
     # They may join again, at the back.
-    assert call(services.join_waitlist, waiting[0], event).place.position == 3
+    assert call(waitlist.join_waitlist, waiting[0], event).place.position == 3
 
 
 def test_each_offer_queues_its_own_expiry_task(queue):
     from django_tasks_db.models import DBTaskResult
 
     event, holders, _ = queue
-    call(services.cancel_registration, holders[0], event)
+    call(registrations.cancel_registration, holders[0], event)
     expiry = DBTaskResult.objects.get(task_path="events.tasks.process_waitlist")
     assert expiry.args_kwargs["args"] == [event.pk]
     assert expiry.run_after == WaitlistEntry.objects.get(status=WaitlistStatus.OFFERED).expires_at
@@ -121,14 +122,14 @@ def test_each_offer_queues_its_own_expiry_task(queue):
 def test_raising_capacity_offers_every_new_seat_in_order(queue):
     event, _, waiting = queue
     Event.objects.filter(pk=event.pk).update(capacity=4)
-    assert services.process_waitlists(event_pks=[event.pk]) == 2
+    assert waitlist.process_waitlists(event_pks=[event.pk]) == 2
     assert [status_of(v) for v in waiting] == [WaitlistStatus.OFFERED] * 2 + [WaitlistStatus.WAITING]
 
 
 def test_an_offer_never_outlives_the_start(queue):
     event, holders, waiting = queue
     Event.objects.filter(pk=event.pk).update(starts_at=timezone.now() + timedelta(hours=5))
-    call(services.cancel_registration, holders[0], event)
+    call(registrations.cancel_registration, holders[0], event)
     entry = WaitlistEntry.objects.get(user=waiting[0].user)
     assert entry.expires_at == Event.objects.get(pk=event.pk).starts_at
 
@@ -136,7 +137,7 @@ def test_an_offer_never_outlives_the_start(queue):
 def test_the_offer_duration_is_the_events(queue):
     event, holders, waiting = queue
     Event.objects.filter(pk=event.pk).update(offer_hours=3)
-    call(services.cancel_registration, holders[0], event)
+    call(registrations.cancel_registration, holders[0], event)
     entry = WaitlistEntry.objects.get(user=waiting[0].user)
     assert entry.expires_at - entry.offered_at == timedelta(hours=3)
 
@@ -144,19 +145,19 @@ def test_the_offer_duration_is_the_events(queue):
 def test_close_to_the_start_a_freed_seat_is_open_to_anyone(queue):
     event, holders, waiting = queue
     Event.objects.filter(pk=event.pk).update(starts_at=timezone.now() + timedelta(hours=1))
-    call(services.cancel_registration, holders[0], event)
+    call(registrations.cancel_registration, holders[0], event)
     assert [status_of(v) for v in waiting] == [WaitlistStatus.WAITING] * 3
     newcomer = Visitor(user=UserFactory())
-    assert call(services.register_event, newcomer, event).registration.is_active
+    assert call(registrations.register_event, newcomer, event).registration.is_active
     # A waiting person who registers for a free seat leaves the list too.
-    call(services.cancel_registration, newcomer, event)
-    call(services.register_event, waiting[2], event)
+    call(registrations.cancel_registration, newcomer, event)
+    call(registrations.register_event, waiting[2], event)
     assert status_of(waiting[2]) == WaitlistStatus.CLAIMED
 
 
 def test_cancelling_the_event_closes_the_list_and_tells_everyone(queue, organiser):
     event, holders, waiting = queue
-    call(services.cancel_registration, holders[0], event)  # waiting[0] now holds an offer
+    call(registrations.cancel_registration, holders[0], event)  # waiting[0] now holds an offer
     run_tasks()
     mail.outbox.clear()
     result = actions.call("cancel_event", visitor=organiser, channel="admin", event_id=event.public_id)
@@ -172,13 +173,13 @@ def test_cancelling_the_event_closes_the_list_and_tells_everyone(queue, organise
 def test_waiting_people_of_an_unlimited_event_are_all_offered(queue):
     event, _, waiting = queue
     Event.objects.filter(pk=event.pk).update(capacity=None)
-    assert services.process_waitlists(event_pks=[event.pk]) == 3
+    assert waitlist.process_waitlists(event_pks=[event.pk]) == 3
     assert {status_of(v) for v in waiting} == {WaitlistStatus.OFFERED}
 
 
 def test_the_offer_email_says_until_when(queue, settings):
     event, holders, waiting = queue
-    call(services.cancel_registration, holders[0], event)
+    call(registrations.cancel_registration, holders[0], event)
     mail.outbox.clear()
     run_tasks()
     [offer] = [m for m in mail.outbox if m.to == [waiting[0].user.email]]

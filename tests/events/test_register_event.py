@@ -14,7 +14,7 @@ from events import actions
 from events.choices import NotificationKind, NotificationStatus, RegistrationStatus
 from events.errors import EventCancelled, EventFull, EventNotFound, RegistrationClosed
 from events.models import Activity, Notification, Registration
-from events.services import register_event
+from events.services.registrations import register_event
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 from tests.tasks import run_tasks
 

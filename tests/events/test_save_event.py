@@ -8,7 +8,7 @@ from core.errors import AuthRequired, DomainError
 from events import actions
 from events.errors import EventCancelled, EventNotFound
 from events.models import Activity, SavedEvent
-from events.services import save_event
+from events.services.saves import save_event
 from tests.factories import EventFactory, SavedEventFactory
 
 from .conftest import MODES, activity, version

@@ -17,11 +17,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from core.visitors import Visitor
-from events import actions, services
+from events import actions
 from events.choices import RegistrationStatus, WaitlistStatus
 from events.errors import EventFull
 from events.models import Event, Registration, WaitlistEntry
-from events.services import ledger, registrations
+from events.services import ledger, registrations, waitlist
 from tests.factories import EventFactory, UserFactory
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
@@ -72,7 +72,7 @@ def test_the_counter_equals_the_rows_after_every_kind_of_seat_change(organiser):
     assert status_of(fourth, event) == WaitlistStatus.OFFERED
     assert_counted(event, 2)
     later = timezone.now() + timedelta(hours=event.offer_hours + 1)
-    services.process_waitlists(event_pks=[event.pk], now=later)  # expired: held for the next one
+    waitlist.process_waitlists(event_pks=[event.pk], now=later)  # expired: held for the next one
     assert (status_of(fourth, event), status_of(fifth, event)) == (
         WaitlistStatus.EXPIRED,
         WaitlistStatus.OFFERED,
@@ -169,7 +169,7 @@ def test_a_full_event_refuses_in_one_statement_that_locks_nothing():
     holder, late = people(2)
     call("register_event", holder, event)
     with CaptureQueriesContext(connection) as captured, pytest.raises(EventFull):
-        services.register_event(visitor=late, event_id=event.public_id)
+        registrations.register_event(visitor=late, event_id=event.public_id)
     written = [
         query["sql"]
         for query in captured.captured_queries
@@ -191,7 +191,7 @@ def test_a_race_lost_to_the_same_person_gives_the_seat_back():
         call("register_event", visitor, event)  # the other call, faster
         with transaction.atomic():
             assert registrations._take_and_confirm(visitor, event, stale, now=now) is None
-        again = services.register_event(visitor=visitor, event_id=event.public_id)
+        again = registrations.register_event(visitor=visitor, event_id=event.public_id)
         assert again.already_registered
     assert Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).count() == 2
     assert_counted(event, 2)
@@ -224,7 +224,7 @@ def test_a_full_event_answers_while_its_row_is_locked_by_a_change_in_progress():
             with connection.cursor() as cursor:  # waiting for the lock would fail the test, not hang it
                 cursor.execute("SET LOCAL lock_timeout = '5s'")
             with pytest.raises(EventFull):
-                services.register_event(visitor=late, event_id=event.public_id)
+                registrations.register_event(visitor=late, event_id=event.public_id)
     finally:
         release.set()
         holder_thread.join(timeout=60)

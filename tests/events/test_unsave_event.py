@@ -7,7 +7,7 @@ import pytest
 from events import actions
 from events.errors import EventNotFound
 from events.models import Activity, SavedEvent
-from events.services import unsave_event
+from events.services.saves import unsave_event
 from tests.factories import EventFactory, SavedEventFactory
 
 from .conftest import MODES, activity, version

@@ -60,13 +60,15 @@ def test_save_twice_says_already_saved(signed_in_en_client, event):
     assert "already in your saved events" in follow_messages(response)
 
 
-def test_save_records_ui_mode_or_the_declared_mode(signed_in_en_client, event):
+def test_a_page_post_records_ui_and_keeps_a_declared_mode_as_a_claim(signed_in_en_client, event):
     signed_in_en_client.post(url(event, "save"))
     signed_in_en_client.post(url(event, "unsave"), headers={"X-Client-Mode": "agent"})
-    modes = dict(
-        Activity.objects.filter(action__in=["save_event", "unsave_event"]).values_list("action", "mode")
-    )
-    assert modes == {"save_event": "ui", "unsave_event": "agent"}
+    rows = Activity.objects.filter(action__in=["save_event", "unsave_event"])
+    modes = {
+        action: (mode, claimed)
+        for action, mode, claimed in rows.values_list("action", "mode", "claimed_mode")
+    }
+    assert modes == {"save_event": ("ui", ""), "unsave_event": ("ui", "agent")}
 
 
 def test_saving_a_cancelled_event_is_refused_with_a_message(signed_in_en_client):

@@ -49,5 +49,5 @@ def test_a_request_with_a_tool_header_on_the_unsave_route_gets_the_persons_answe
     response = signed_in_en_client.post(f"/events/{event.public_id}/unsave/", headers=headers)
     assert response.status_code == 302 and response["Location"] == f"/events/{event.public_id}/"
     assert not SavedEvent.objects.filter(user=user, event=event).exists()
-    rows = list(Activity.objects.values_list("action", "mode", "outcome"))
-    assert rows == [("unsave_event", "agent", "OK")]
+    rows = list(Activity.objects.values_list("action", "mode", "outcome", "claimed_mode"))
+    assert rows == [("unsave_event", "ui", "OK", "agent")]  # a page's post; the header only a claim
