@@ -146,9 +146,26 @@ evals-model: messages chromium
 	$(PY) -m evals.local_model $(EVALS_MODEL_ARGS)
 
 # Performance figures, each a ratio or a count from one run; own databases and servers (bench/README.md).
+# The peer rows install pretix into .peer/venv once (bench/peer.py), with a Python 3.12 found as ours is.
 bench: messages chromium nginx
 	@command -v wrk >/dev/null || { echo "Installing wrk"; $(call APT_INSTALL,wrk); }
-	$(PY) -m bench.run $(BENCH_ARGS)
+	PEER_PYTHON="$(PEER_PYTHON)" $(PY) -m bench.run $(BENCH_ARGS)
+
+# pretix 2026.8.0 for the peer rows: Python 3.12 exactly (its supported version), searched as FIND_PYTHON
+# searches ours; `=`, so only the targets that use it look.
+FIND_PEER_PYTHON = for c in python3.12 \
+		$$(ls -d "$${PYENV_ROOT:-$$HOME/.pyenv}"/versions/3.12*/bin/python3 2>/dev/null | sort -rV); do \
+	  p=$$(command -v "$$c" 2>/dev/null) || continue; \
+	  "$$p" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' >/dev/null 2>&1 && { echo "$$p"; break; }; \
+	done
+PEER_PYTHON = $(shell $(FIND_PEER_PYTHON))
+
+# Only the rows against pretix and the MCP rows (bench/figures/peer.py, mcp.py): `make bench-peer
+# BENCH_ARGS=--quick` for a short run.
+.PHONY: bench-peer
+bench-peer: messages
+	@command -v wrk >/dev/null || { echo "Installing wrk"; $(call APT_INSTALL,wrk); }
+	PEER_PYTHON="$(PEER_PYTHON)" $(PY) -m bench.run --only mcp,peer $(BENCH_ARGS)
 
 # Where one gunicorn worker spends its time on a path, sampled by py-spy: bench/profiles/ (bench/profile.py).
 .PHONY: profile

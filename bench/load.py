@@ -11,6 +11,7 @@ construction and the slower side only shows up as latency. Slices give each side
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import math
 import shutil
@@ -52,9 +53,25 @@ class Slice:
 
 
 def wrk(
-    url: str, *, connections: int, threads: int, seconds: float, headers: dict[str, str] | None = None
+    url: str,
+    *,
+    connections: int,
+    threads: int,
+    seconds: float,
+    headers: dict[str, str] | None = None,
+    body: bytes | None = None,
 ) -> Slice:
+    """`body`: a POST of these bytes instead of a GET (the MCP rows' JSON-RPC requests)."""
     assert url.startswith("http://127.0.0.1:"), url
+    script = REPORT_SCRIPT
+    if body is not None:
+        script = (
+            REPORT_SCRIPT.parent / "results" / "tmp" / f"post-{hashlib.sha256(body).hexdigest()[:16]}.lua"
+        )
+        script.parent.mkdir(parents=True, exist_ok=True)
+        assert body.isascii(), "wrk scripts take ASCII bodies"
+        setup = f'wrk.method = "POST"\nwrk.body = {json.dumps(body.decode())}\n'
+        script.write_text(setup + REPORT_SCRIPT.read_text())
     args = [
         require_wrk(),
         f"-t{threads}",
@@ -64,7 +81,7 @@ def wrk(
         "5s",
         *(part for name, value in (headers or {}).items() for part in ("-H", f"{name}: {value}")),
         "-s",
-        str(REPORT_SCRIPT),
+        str(script),
         url,
     ]
     try:
@@ -95,19 +112,34 @@ def alternate(
     threads: int,
     warmup: float,
     headers: dict[str, dict[str, str]] | None = None,
+    bodies: dict[str, bytes] | None = None,
 ) -> dict[str, list[Slice]]:
     """Measure each side `rounds` times in alternating order after one unrecorded warm-up slice each;
-    `headers` are the request headers of the sides that send any (cookies, If-None-Match)."""
+    `headers` are the request headers of the sides that send any (cookies, If-None-Match), `bodies` the
+    POST bodies of the sides that post."""
     names = list(sides)
     sent = headers or {}
+    posted = bodies or {}
     for name in names:
-        wrk(sides[name], connections=connections, threads=threads, seconds=warmup, headers=sent.get(name))
+        wrk(
+            sides[name],
+            connections=connections,
+            threads=threads,
+            seconds=warmup,
+            headers=sent.get(name),
+            body=posted.get(name),
+        )
     slices: dict[str, list[Slice]] = {name: [] for name in names}
     for index in range(rounds):
         order = names if index % 2 == 0 else list(reversed(names))
         for name in order:
             measured = wrk(
-                sides[name], connections=connections, threads=threads, seconds=seconds, headers=sent.get(name)
+                sides[name],
+                connections=connections,
+                threads=threads,
+                seconds=seconds,
+                headers=sent.get(name),
+                body=posted.get(name),
             )
             slices[name].append(measured)
             log(

@@ -2,6 +2,8 @@
 
     .venv/bin/python -m bench.profile                              # the API search of the bench
     .venv/bin/python -m bench.profile --path /bench/floor?location=taipei --name floor
+    .venv/bin/python -m bench.profile --mcp search_events --name mcp-search   # tools/call over /mcp
+    .venv/bin/python -m bench.profile --mcp tools/list --name mcp-tools-list
 
 The bench's own database (10 000 events, as `make bench`), one gunicorn sync worker, wrk keeping two
 connections busy, and py-spy sampling that worker 250 times a second for the given seconds. It
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import json
 import re
 import shutil
 import subprocess
@@ -22,6 +25,7 @@ import threading
 from pathlib import Path
 
 from bench import load
+from bench.figures import mcp
 from bench.figures.throughput import SEARCH_PATH
 from bench.infra import PYTHON, ROOT, BenchError, gunicorn, log
 from bench.session import Session, argument_parser
@@ -72,14 +76,22 @@ def top_frames(raw: Path, *, count: int = 45) -> str:
             re.sub(r"\(/.*?/(site-packages|lib/python3\.\d+)/", "(", frame) for frame in stack.split(";")
         }
         for frame in frames:
-            inclusive[re.sub(r"\(/.*?/main/", "(", frame)] += int(samples)
+            inclusive[frame.replace(f"({ROOT}/", "(")] += int(samples)
     lines = [f"{total} samples; share of samples in which the frame is on the stack (inclusive)", ""]
     served = [(frame, n) for frame, n in inclusive.most_common() if not frame.startswith(BOILERPLATE)]
     lines += [f"{100 * n / total:5.1f}%  {frame}" for frame, n in served[:count]]
     return "\n".join(lines) + "\n"
 
 
-def measure(session: Session, *, path: str, name: str, seconds: float) -> dict:
+#: `--mcp`: the JSON-RPC request wrk posts to /mcp (the bench's MCP rows send the same).
+MCP_BODIES = {
+    "search_events": mcp.tool_call("search_events", mcp.FILTERS),
+    "tools/list": mcp.TOOLS_LIST,
+    "initialize": mcp.INITIALIZE,
+}
+
+
+def measure(session: Session, *, path: str, name: str, seconds: float, mcp_call: str = "") -> dict:
     url = session.dbs.create("bench_agentready_profile")
     session.manage(url, "migrate")
     session.populate(url, "profile", "--events", str(EVENTS), "--demo")
@@ -91,7 +103,13 @@ def measure(session: Session, *, path: str, name: str, seconds: float) -> dict:
     )
     session.servers.append(server)  # type: ignore[arg-type]  (stopped with the session's servers)
     base = server.start()
-    load.wrk(base + path, connections=2, threads=1, seconds=2)  # warm up
+    request: dict = {}
+    if mcp_call:
+        path = "/mcp"
+        payload = MCP_BODIES[mcp_call]
+        mcp.post_mcp(base, payload)  # checked: a JSON-RPC result
+        request = {"headers": mcp.HEADERS, "body": json.dumps(payload, separators=(",", ":")).encode()}
+    load.wrk(base + path, connections=2, threads=1, seconds=2, **request)  # warm up
     PROFILES.mkdir(exist_ok=True)
     raw = session.workdir / f"{name}.raw"
     svg = PROFILES / f"{name}.svg"
@@ -99,7 +117,7 @@ def measure(session: Session, *, path: str, name: str, seconds: float) -> dict:
     measured: dict = {}
     traffic = threading.Thread(
         target=lambda: measured.update(
-            slice=load.wrk(base + path, connections=2, threads=1, seconds=seconds + 2)
+            slice=load.wrk(base + path, connections=2, threads=1, seconds=seconds + 2, **request)
         )
     )
     traffic.start()
@@ -126,7 +144,8 @@ def measure(session: Session, *, path: str, name: str, seconds: float) -> dict:
         )
     traffic.join()
     (PROFILES / f"{name}.txt").write_text(
-        f"{path}, one gunicorn worker, wrk at 2 connections, py-spy at {RATE} Hz\n"
+        f"{path}{f' {mcp_call}' if mcp_call else ''}, one gunicorn worker, wrk at 2 connections, "
+        f"py-spy at {RATE} Hz\n"
         + f"{measured['slice'].rate:.0f} requests/s while sampled (py-spy slows the worker)\n\n"
         + top_frames(raw)
     )
@@ -138,6 +157,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--path", default=SEARCH_PATH, help="the path to request (default: the API search)")
     parser.add_argument("--name", default="api-search", help="file name under bench/profiles/")
     parser.add_argument("--seconds", type=float, default=20, help="sampling time in all")
+    parser.add_argument(
+        "--mcp", choices=sorted(MCP_BODIES), default="", help="POST this JSON-RPC call to /mcp instead"
+    )
     args = parser.parse_args(argv)
     load.require_wrk()
 
@@ -147,7 +169,9 @@ def main(argv: list[str]) -> int:
 
     return run_session(
         "bench",
-        lambda session: measure(session, path=args.path, name=args.name, seconds=args.seconds),
+        lambda session: measure(
+            session, path=args.path, name=args.name, seconds=args.seconds, mcp_call=args.mcp
+        ),
         report,
         force_sqlite=args.sqlite,
         time_limit_s=900,

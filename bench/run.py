@@ -18,8 +18,19 @@ import sys
 from typing import Any
 
 from bench import figures as groups
-from bench import load
-from bench.figures import browser, contention, dashboard, pages, queries, scale, throughput, waitlist
+from bench import load, writes
+from bench.figures import (
+    browser,
+    contention,
+    dashboard,
+    mcp,
+    pages,
+    peer,
+    queries,
+    scale,
+    throughput,
+    waitlist,
+)
 from bench.infra import DB_PREFIX, log
 from bench.session import Session, argument_parser, update_readme
 from bench.session import main as run_session
@@ -46,7 +57,9 @@ PROFILES: dict[str, dict[str, Any]] = {
         "idle_s": 8.0,
         "dashboard_activity": 1_000_000,
         "dashboard_requests": 20,
-        "time_limit_s": 1800,
+        "peer_users": 6000,  # people who register once each in the MCP and peer write runs
+        "peer_connections": 8,
+        "time_limit_s": 2400,
     },
     "quick": {
         "events": 2_000,
@@ -68,13 +81,19 @@ PROFILES: dict[str, dict[str, Any]] = {
         "idle_s": 3.0,
         "dashboard_activity": 1_000_000,  # the figure is about this size: quick keeps it (~20 s to fill)
         "dashboard_requests": 5,
-        "time_limit_s": 900,
+        "peer_users": 1500,
+        "peer_connections": 8,
+        "time_limit_s": 1500,
     },
 }
 
 
-def prepare(session: Session, profile: dict, *, scale: bool, dashboard: bool = False) -> dict[str, str]:
-    """Migrate a template once, clone it per data set, fill each; collect static files once."""
+def prepare(
+    session: Session, profile: dict, *, scale: bool, dashboard: bool = False, registrations: bool = False
+) -> dict[str, str]:
+    """Migrate a template once, clone it per data set, fill each; collect static files once. With
+    `registrations` (the MCP and peer rows) the main data set also gets the peer event and its people,
+    and is copied as the writes' template (bench/writes.py)."""
     dbs = session.dbs
     template = f"{DB_PREFIX}_template"
     log(f"database: {dbs.version}; migrating {template}")
@@ -100,6 +119,7 @@ def prepare(session: Session, profile: dict, *, scale: bool, dashboard: bool = F
             str(profile["capacity"]),
             "--rush-events",
             str(profile["rush_events"]),
+            *(_peer_fill(session, profile) if registrations else ()),
         ],
         "small": ["--events", str(profile["scale_small"])],
         "large": ["--events", str(profile["scale_large"])],
@@ -116,15 +136,32 @@ def prepare(session: Session, profile: dict, *, scale: bool, dashboard: bool = F
     for name, args in fills.items():
         if name in urls:
             session.populate(urls[name], name, *args)
+    if registrations:
+        dbs.create(writes.SEED, template=DB_PREFIX)  # filled and VACUUM ANALYZE'd, nobody connected
     session.manage(urls["main"], "collectstatic")
     return urls
 
 
+def _peer_fill(session: Session, profile: dict) -> tuple[str, ...]:
+    """The peer event (as many seats as people: every registration of a run is completed) and its people."""
+    people = str(profile["peer_users"])
+    setup = str(session.workdir / "peer.json")
+    return ("--peer-file", setup, "--peer-users", people, "--peer-capacity", people)
+
+
 def measure(session: Session, profile: dict, only: set[str]) -> dict:
-    urls = prepare(session, profile, scale="scale" in only, dashboard="dashboard" in only)
+    registrations = bool(only & {"mcp", "peer"})
+    urls = prepare(
+        session, profile, scale="scale" in only, dashboard="dashboard" in only, registrations=registrations
+    )
     figures: dict[str, Any] = {}
     if "queries" in only:
         figures["queries"] = queries.measure(session, urls["main"])
+    if registrations:
+        log("queries per operation of the MCP and peer rows (in-process)")
+        statements = session.task(
+            urls["main"], "peer-queries", timeout=300, ALLOWED_HOSTS="127.0.0.1,testserver"
+        )
     main = session.server("main", urls["main"])
     if only & {"throughput", "pages", "browser", "contention"}:
         main.start()
@@ -146,6 +183,14 @@ def measure(session: Session, profile: dict, only: set[str]) -> dict:
     if "contention" in only:
         figures["contention"] = contention.measure(main, session, urls["main"], profile)
     main.stop()
+    if registrations:
+        site = writes.WritesSite(session, session.workdir / "peer.json")
+        site.reset()
+        if "mcp" in only:
+            figures["mcp"] = mcp.measure(site, statements, profile)
+        if "peer" in only:
+            figures["peer"] = peer.measure(site, session, statements, profile)
+        site.server.stop()
     if "waitlist" in only:
         figures["waitlist"] = waitlist.measure(session, urls["main"])
     if "dashboard" in only:

@@ -139,6 +139,8 @@ def populate(args: argparse.Namespace) -> dict[str, Any]:
         result["eval_runs"] = eval_runs(args.eval_runs)
     if args.contention_file:
         result["contention"] = contention_setup(args)
+    if args.peer_file:
+        result["peer"] = peer_setup(args)
     call_command("migrate", check=True, verbosity=0)  # self-check: the schema is the project's
     with connection.cursor() as cursor:
         # The steady state autovacuum keeps a live database in: statistics and a visibility map (which
@@ -195,6 +197,61 @@ def contention_setup(args: argparse.Namespace) -> dict[str, Any]:
             handle,
         )
     return {"event": CONTENTION_EVENT, "capacity": args.capacity, "users": len(keys)}
+
+
+PEER_EVENT = "evt-bench-peer"
+PEER_SCOPES = ["events:read", "registrations:write"]
+
+
+def peer_setup(args: argparse.Namespace) -> dict[str, Any]:
+    """The event the peer comparison and the MCP rows register for (`--peer-capacity` seats, free, the
+    same as pretix's quota) and `--peer-users` people, each signed in by a session and holding a
+    personal access token (events:read, registrations:write), both made here through their use cases'
+    own code (no password login)."""
+    from accounts.tokens import create_access_token
+
+    starts_at = timezone.now() + timedelta(days=30)
+    event = Event(
+        public_id=PEER_EVENT,
+        title="Bench: a free event",
+        summary="The event both sites register people for.",
+        starts_at=starts_at,
+        ends_at=starts_at + timedelta(hours=2),
+        location=Location.TAIPEI,
+        level=Level.BEGINNER,
+        capacity=args.peer_capacity,
+        status=EventStatus.PUBLISHED,
+    )
+    event.full_clean()
+    event.save()
+    unusable = make_password(None)
+    User.objects.bulk_create(
+        [
+            User(username=f"bench-peer-{n}", email=f"bench-peer-{n}@example.com", password=unusable)
+            for n in range(args.peer_users)
+        ]
+    )
+    people = []
+    for user in User.objects.filter(username__startswith="bench-peer-").order_by("pk"):
+        session = import_module(settings.SESSION_ENGINE).SessionStore()
+        session[SESSION_KEY] = str(user.pk)
+        session[BACKEND_SESSION_KEY] = "accounts.backends.SessionUserBackend"
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.create()
+        _, token = create_access_token(user=user, name="bench", scopes=PEER_SCOPES, days=30)
+        people.append([session.session_key, token])
+    with open(args.peer_file, "w") as handle:
+        json.dump(
+            {
+                "event": PEER_EVENT,
+                "capacity": args.peer_capacity,
+                "session_cookie": settings.SESSION_COOKIE_NAME,
+                "csrf_cookie": settings.CSRF_COOKIE_NAME,
+                "people": people,
+            },
+            handle,
+        )
+    return {"event": PEER_EVENT, "capacity": args.peer_capacity, "users": len(people)}
 
 
 def contention_check(args: argparse.Namespace) -> dict[str, Any]:
@@ -371,6 +428,117 @@ def _queries() -> dict[str, Any]:
         "rows": rows,
         "transaction_control": control,
     }
+
+
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+MCP_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"},
+    },
+}
+MCP_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+
+
+def mcp_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The JSON-RPC body of one `tools/call` (the bench's load sends the same bytes)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+
+
+def _mcp(client: Client, body: dict[str, Any]) -> tuple[tuple[int, int], dict[str, Any]]:
+    """Statements of one POST /mcp, and its JSON-RPC result (checked: no protocol error)."""
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post("/mcp", data=json.dumps(body), content_type="application/json")
+    answer = json.loads(response.content) if response.status_code == 200 else {}
+    if "result" not in answer:
+        raise AssertionError(
+            f"/mcp {body['method']} answered {response.status_code}: {response.content[:300]!r}"
+        )
+    return split(queries), answer["result"]
+
+
+def peer_queries(args: argparse.Namespace) -> dict[str, Any]:
+    """Statements per operation of the peer comparison and of MCP, for few and for many rows: a search
+    of 1 vs 10 results, a person with 0 vs 20 registrations. Each request as `queries` counts it."""
+    with override_settings(CATALOGUE_REVISION_SECONDS=0):
+        return _peer_queries()
+
+
+def _peer_queries() -> dict[str, Any]:
+    from accounts.tokens import create_access_token
+
+    pool = list(Event.objects.filter(public_id__startswith="evt-bench-", capacity__isnull=True)[:20])
+    rows: dict[str, dict[str, int]] = {}
+    searches = {"few": {"query": SINGLE_WORD}, "many": SEARCH}
+    event = PEER_EVENT
+    page = f"/events/{event}/"
+    for size in ("few", "many"):
+        people = {}
+        for kind in ("rest", "browser", "mcp"):
+            user = User.objects.create(
+                username=f"bench-pq-{kind}-{size}", email=f"pq-{kind}-{size}@example.com"
+            )
+            for other in pool[: 20 if size == "many" else 0]:
+                Registration.objects.create(user=user, event=other)
+            people[kind] = user
+        anonymous = Client()
+        captured(anonymous, "get", page, (200,))  # warm: templates, the kept regions
+        query = "&".join(f"{key}={value}" for key, value in searches[size].items())
+        rows.setdefault("event page", {})[size] = captured(anonymous, "get", page, (200,))[0]
+        rows.setdefault("/events/ page", {})[size] = captured(anonymous, "get", f"/events/?{query}", (200,))[
+            0
+        ]
+        rows.setdefault("API search", {})[size] = captured(anonymous, "get", f"/api/events?{query}", (200,))[
+            0
+        ]
+        token = create_access_token(user=people["rest"], name="bench", scopes=PEER_SCOPES, days=1)[1]
+        rest = Client(headers={"Authorization": f"Bearer {token}"})
+        rows.setdefault("REST registration (bearer token)", {})[size] = captured(
+            rest, "post", f"/api/events/{event}/registration", (201,)
+        )[0]
+        browser = Client()
+        browser.force_login(people["browser"])
+        steps = [captured(browser, "get", page, (200,))[0]]
+        with CaptureQueriesContext(connection) as posted:
+            response = browser.post(f"/events/{event}/register/")
+        if response.status_code not in (302, 303):
+            raise AssertionError(f"the register form answered {response.status_code}")
+        steps.append(split(posted)[0])
+        steps.append(captured(browser, "get", response["Location"], (200,))[0])
+        rows.setdefault("browser registration (3 requests)", {})[size] = sum(steps)
+        token = create_access_token(user=people["mcp"], name="bench", scopes=PEER_SCOPES, days=1)[1]
+        agent = Client(headers={**MCP_HEADERS, "Authorization": f"Bearer {token}"})
+        plain = Client(headers=MCP_HEADERS)
+        _mcp(plain, MCP_INITIALIZE)  # warm: the SDK's server, the schemas
+        rows.setdefault("MCP initialize", {})[size] = _mcp(plain, MCP_INITIALIZE)[0][0]
+        rows.setdefault("MCP tools/list", {})[size] = _mcp(plain, MCP_LIST)[0][0]
+        (counted, result) = _mcp(plain, mcp_call("search_events", searches[size]))
+        if result.get("isError"):
+            raise AssertionError(f"search_events over MCP refused: {result}")
+        rows.setdefault("MCP search_events", {})[size] = counted[0]
+        rows.setdefault("MCP search_events, signed in", {})[size] = _mcp(
+            agent, mcp_call("search_events", searches[size])
+        )[0][0]
+        (asked, preview) = _mcp(agent, mcp_call("register_event", {"event_id": event}))
+        confirmation = preview["structuredContent"].get("confirmation")
+        if not confirmation:
+            raise AssertionError(f"register_event over MCP gave no confirmation: {preview}")
+        (done, result) = _mcp(
+            agent, mcp_call("register_event", {"event_id": event, "confirmation": confirmation})
+        )
+        if result.get("isError") or not result["structuredContent"].get("ok"):
+            raise AssertionError(f"register_event over MCP refused: {result}")
+        rows.setdefault("MCP register_event (preview + confirmed)", {})[size] = asked[0] + done[0]
+    return {"rows": rows, "constant": {name: len(set(counts.values())) == 1 for name, counts in rows.items()}}
 
 
 def waitlist_race(args: argparse.Namespace) -> dict[str, Any]:
@@ -604,6 +772,7 @@ COMMANDS = {
     "populate": populate,
     "queries": queries,
     "contention-check": contention_check,
+    "peer-queries": peer_queries,
     "waitlist-race": waitlist_race,
     "dashboard": dashboard,
 }
@@ -621,10 +790,14 @@ def main(argv: list[str]) -> None:
     fill.add_argument("--users", type=int, default=500)
     fill.add_argument("--capacity", type=int, default=50)
     fill.add_argument("--rush-events", type=int, default=1, help="events of --capacity seats for the rush")
+    fill.add_argument("--peer-file", default="", help="set up the peer and MCP rows; write people here")
+    fill.add_argument("--peer-users", type=int, default=1000)
+    fill.add_argument("--peer-capacity", type=int, default=1000)
     fill.add_argument("--activity", type=int, default=0, help="Activity rows over the last 60 days")
     fill.add_argument("--eval-runs", type=int, default=0, help="eval runs (smoke, both paths)")
     commands.add_parser("queries")
     commands.add_parser("waitlist-race")
+    commands.add_parser("peer-queries")
     page = commands.add_parser("dashboard")
     page.add_argument("--requests", type=int, default=20)
     check = commands.add_parser("contention-check")

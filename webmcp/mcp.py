@@ -116,9 +116,18 @@ Principal = Callable[[HttpRequest], str]
 @dataclass
 class _Request:
     http: HttpRequest
-    principal: str
+    #: Who calls, asked only by a call that binds something to them (a consequential tool, a request
+    #: state): for a signed-in caller it reads their state, a statement and a thread hop that every
+    #: read, `tools/list` and `initialize` made for nothing (bench/profiles/README.md).
+    identify: Principal
+    principal: str | None = None
     headers: dict[str, str] = field(default_factory=dict)  # added to the HTTP answer
     status: int | None = None  # replaces the HTTP answer's status (McpAnswer.status)
+
+    async def who(self) -> str:
+        if self.principal is None:
+            self.principal = await sync_to_async(self.identify)(self.http)
+        return self.principal
 
 
 _current: contextvars.ContextVar[_Request | None] = contextvars.ContextVar("webmcp_mcp_request", default=None)
@@ -168,9 +177,21 @@ def mcp_input_schema(declaration: ToolDeclaration) -> dict[str, Any]:
     return schema
 
 
+#: The descriptions of the registry's declarations, made once per process: the declarations do not
+#: change while it serves, and making the nine descriptions took 1.4 ms, a third of a `tools/list`
+#: (bench/profiles/README.md). Made again when the declarations are other objects (a test's registry).
+_described: tuple[tuple[ToolDeclaration, ...], tuple[types.Tool, ...]] = ((), ())
+
+
 def mcp_tools() -> list[types.Tool]:
     """Every declared tool, in the registry's (deterministic) order."""
-    return [mcp_tool(declaration) for declaration in registry.tools()]
+    global _described
+    declarations = registry.tools()
+    made, tools = _described
+    if len(made) != len(declarations) or any(a is not b for a, b in zip(made, declarations, strict=True)):
+        tools = tuple(mcp_tool(declaration) for declaration in declarations)
+        _described = (declarations, tools)
+    return list(tools)
 
 
 # ── confirmation without elicitation: a signed, short-lived token ─────────────────────────────
@@ -294,7 +315,7 @@ def build_server(call: Caller) -> Server:
             return _result(await run())
         confirmation = arguments.pop(CONFIRMATION_PARAM, None)
         answers = params.input_responses or {}
-        who = current.principal
+        who = await current.who()
         elicitation = ctx.session.client_capabilities and ctx.session.client_capabilities.elicitation
         can_ask = bool(elicitation) and getattr(elicitation, "form", None) is not None
         if ELICIT_KEY in answers:  # the person answered the question we asked, if the state says so
@@ -414,7 +435,11 @@ def _ask_form(
 
 def _bound_principal(ctx: Any) -> str:
     current = _current.get()
-    return current.principal if current is not None else ""
+    if current is None:
+        return ""
+    if current.principal is None:  # asked before anything read it: the SDK refuses (fails closed)
+        raise RuntimeError("the caller was not identified before their request state was bound")
+    return current.principal
 
 
 def _refusal(envelope: dict[str, Any], preview: McpAnswer) -> types.CallToolResult:
@@ -526,7 +551,9 @@ def mcp_view(
         manager = StreamableHTTPSessionManager(
             app=server, stateless=True, json_response=True, security_settings=security
         )
-        current = _Request(request, await sync_to_async(principal)(request))
+        current = _Request(request, principal)
+        if b'"requestState"' in body:  # unsealed, and bound to the caller, before the tool runs
+            await current.who()
         token = _current.set(current)
         try:
             async with manager.run():

@@ -10,11 +10,33 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.figures import browser, contention, dashboard, pages, queries, scale, throughput, waitlist
+from bench.figures import (
+    browser,
+    contention,
+    dashboard,
+    mcp,
+    pages,
+    peer,
+    queries,
+    scale,
+    throughput,
+    waitlist,
+)
 
 # `--only` order (the order of measurement) and the table's order.
-FIGURES = ("queries", "throughput", "pages", "scale", "browser", "contention", "waitlist", "dashboard")
-GROUPS = (throughput, pages, scale, queries, browser, contention, waitlist, dashboard)
+FIGURES = (
+    "queries",
+    "throughput",
+    "pages",
+    "scale",
+    "browser",
+    "contention",
+    "mcp",
+    "peer",
+    "waitlist",
+    "dashboard",
+)
+GROUPS = (throughput, pages, scale, queries, browser, contention, mcp, peer, waitlist, dashboard)
 TARGETS = {key: value for group in GROUPS for key, value in group.TARGETS.items()}
 
 
