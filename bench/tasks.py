@@ -21,7 +21,6 @@ import statistics
 import sys
 import time
 from datetime import UTC, datetime, timedelta
-from importlib import import_module
 from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
@@ -31,7 +30,7 @@ import django
 django.setup()
 
 from django.conf import settings  # noqa: E402
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
 from django.contrib.auth.hashers import make_password  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
@@ -40,6 +39,7 @@ from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from bench.figures.scale import PLANTED_WORDS, RARE_COUNT  # noqa: E402
+from bench.sessions import signed_in_session  # noqa: E402
 from events import demo_data  # noqa: E402
 from events.activity import recount  # noqa: E402
 from events.choices import EventStatus, Level, Location, Price, RegistrationStatus  # noqa: E402
@@ -178,12 +178,7 @@ def contention_setup(args: argparse.Namespace) -> dict[str, Any]:
     users = list(User.objects.filter(username__startswith="bench-user-").order_by("pk"))
     keys = []
     for user in users:
-        session = import_module(settings.SESSION_ENGINE).SessionStore()
-        session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        session.create()
-        keys.append(session.session_key)
+        keys.append(signed_in_session(user))
     with open(args.contention_file, "w") as handle:
         json.dump(
             {
@@ -233,13 +228,8 @@ def peer_setup(args: argparse.Namespace) -> dict[str, Any]:
     )
     people = []
     for user in User.objects.filter(username__startswith="bench-peer-").order_by("pk"):
-        session = import_module(settings.SESSION_ENGINE).SessionStore()
-        session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "accounts.backends.SessionUserBackend"
-        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        session.create()
         _, token = create_access_token(user=user, name="bench", scopes=PEER_SCOPES, days=30)
-        people.append([session.session_key, token])
+        people.append([signed_in_session(user), token])
     with open(args.peer_file, "w") as handle:
         json.dump(
             {

@@ -12,19 +12,18 @@ from __future__ import annotations
 import json
 import os
 import urllib.request
-from importlib import import_module
 from itertools import count
 from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 
 from accounts.tokens import create_access_token
 from bench import peer, visits
 from bench.figures.mcp import mcp_registration, rest_registration
 from bench.figures.peer import our_browser_registration, pretix_api_order, pretix_checkout
 from bench.infra import DB_PREFIX, Databases
+from bench.sessions import signed_in_session
 from events.choices import RegistrationStatus
 from events.models import Registration
 from tests.factories import EventFactory, UserFactory
@@ -103,15 +102,6 @@ def test_pretix_is_seeded_as_said_and_the_checks_count_only_completed_orders(tmp
         dbs.drop_all()
 
 
-def _session_of(user) -> str:
-    session = import_module(settings.SESSION_ENGINE).SessionStore()
-    session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "accounts.backends.SessionUserBackend"
-    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    session.create()
-    return session.session_key
-
-
 @pytest.mark.django_db(transaction=True)
 def test_our_visits_count_only_confirmed_registrations(live_server):
     event = EventFactory(capacity=3)
@@ -122,7 +112,7 @@ def test_our_visits_count_only_confirmed_registrations(live_server):
     ]
     port = int(live_server.url.rsplit(":", 1)[1])
     cookie = settings.SESSION_COOKIE_NAME
-    keys = [_session_of(user) for user in people]  # before the visits' event loop: no query in it
+    keys = [signed_in_session(user) for user in people]  # before the visits' event loop: no query in it
     done = _run(
         [
             lambda: rest_registration(port, event.public_id, tokens[0]),
