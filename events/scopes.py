@@ -23,12 +23,14 @@ class Scope(models.TextChoices):
     SAVED_WRITE = "saved:write", _("Save and unsave events")
     REGISTRATIONS_WRITE = "registrations:write", _("Register, cancel and use waiting lists")
     CHECKIN_WRITE = "checkin:write", _("Check people in at the door of events you staff")
+    PAYMENTS_WRITE = "payments:write", _("Confirm payments for events you manage")
 
 
 READ = Scope.EVENTS_READ.value
 SAVED_WRITE = Scope.SAVED_WRITE.value
 REGISTRATIONS_WRITE = Scope.REGISTRATIONS_WRITE.value
 CHECKIN_WRITE = Scope.CHECKIN_WRITE.value
+PAYMENTS_WRITE = Scope.PAYMENTS_WRITE.value
 
 #: The rights a visitor holds without an account, through their browser session alone: reading the
 #: catalogue and keeping a saved list. An action of any other scope acts for a person (its use case

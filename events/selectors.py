@@ -29,8 +29,8 @@ from core.errors import AuthRequired
 from core.statements import StatementCache
 from core.visitors import Visitor
 
-from .choices import ACTIVE_WAITLIST, HOLDING_SEAT, RegistrationStatus, WaitlistStatus
-from .errors import EventNotFound
+from .choices import ACTIVE_WAITLIST, HOLDING_SEAT, EventStatus, RegistrationStatus, WaitlistStatus
+from .errors import EventNotFound, PaymentNotFound
 from .models import (
     Event,
     EventStaff,
@@ -547,3 +547,23 @@ def staff_facts(user, event: Event) -> StaffFacts:
         return StaffFacts()
     role = EventStaff.objects.filter(event=event, user=user).values_list("role", flat=True).first()
     return StaffFacts(superuser=bool(user.is_superuser), role=role)
+
+
+def my_payment(*, visitor: Visitor, event_id: str) -> Registration:
+    """The signed-in visitor's newest registration for the public event `event_id` that carries a
+    payment (their payment page). Another person's, or none, is `PaymentNotFound`: the page is the
+    person's own and its address names nobody."""
+    if visitor.user is None:
+        raise AuthRequired()
+    registration = (
+        Registration.objects.select_related("event")
+        .filter(user=visitor.user, event__public_id=event_id, event__status__in=PUBLIC_STATUSES, amount__gt=0)
+        .order_by("-updated_at", "-id")
+        .first()
+    )
+    if registration is None:
+        raise PaymentNotFound()
+    return registration
+
+
+PUBLIC_STATUSES = (EventStatus.PUBLISHED, EventStatus.CANCELLED)

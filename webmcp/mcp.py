@@ -39,6 +39,7 @@ from mcp.server import CacheHint, Server
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import UrlElicitationRequiredError
 
 from .registry import ToolDeclaration, registry
 
@@ -48,6 +49,10 @@ DEFAULT_SERVER_NAME = "webmcp"
 CONFIRMATION_PARAM = "confirmation"
 CONFIRMATION_MAX_AGE = 300  # seconds a preview's confirmation stays valid
 ELICIT_KEY = "confirm"
+#: The input request of a page the person opens (URL mode), answered by the client's retry.
+URL_KEY = "open_page"
+#: The first protocol revision whose clients are asked through an input-required result.
+INPUT_REQUIRED_VERSION = "2026-07-28"
 TOOLS_TTL_MS = 60_000
 
 #: Output every tool answers with: the use case's body on success, the error envelope on refusal
@@ -92,6 +97,16 @@ class McpForm:
     confirm_title: str = "Yes, do it"
 
 
+@dataclass(frozen=True)
+class McpUrl:
+    """A page the person must open themselves (MCP's URL-mode elicitation): the client shows them the
+    address and opens it where neither the client nor the model reads it. The address carries nothing
+    personal and no credential; the page checks who opens it (their own sign-in)."""
+
+    url: str
+    message: str
+
+
 @dataclass
 class McpAnswer:
     body: dict[str, Any]  # the API's body or the error envelope
@@ -105,6 +120,10 @@ class McpAnswer:
     status: int | None = None
     #: A refusal the person can lift by answering this form (asked when the client can elicit forms).
     form: McpForm | None = None
+    #: A result the person finishes on a page of their own (paying): a client with URL-mode elicitation
+    #: is asked to open it (2026-07-28: an input-required result; 2025-11-25: error -32042); any other
+    #: client has the address in the result.
+    url: McpUrl | None = None
 
 
 Caller = Callable[[McpCall], McpAnswer]
@@ -311,10 +330,47 @@ def build_server(call: Caller) -> Server:
                 current.status = answer.status
             return answer
 
-        if not declaration.consequential:
-            return _result(await run())
-        confirmation = arguments.pop(CONFIRMATION_PARAM, None)
+        async def done(answer: McpAnswer) -> Any:
+            """The call's answer, or first the page the person must open (URL mode), when the client
+            can be asked: the answer then comes back with the client's retry, carried sealed."""
+            if answer.url is None or answer.is_error or not _can_open_pages(ctx):
+                return _result(answer)
+            if not _input_required(ctx):  # 2025-11-25: the error asks; the client's retry gets the result
+                raise UrlElicitationRequiredError(
+                    [
+                        types.ElicitRequestURLParams(
+                            message=answer.url.message,
+                            url=answer.url.url,
+                            elicitation_id=secrets.token_urlsafe(12),
+                        )
+                    ]
+                )
+            current.principal = None  # the write changed the caller's state: bind the page to it now
+            now_who = await current.who()
+            question = types.ElicitRequest(
+                params=types.ElicitRequestURLParams(message=answer.url.message, url=answer.url.url)
+            )
+            sealed = seal_request_state(
+                principal=now_who, tool=declaration.name, arguments=arguments, carry={"result": answer.body}
+            )
+            return types.InputRequiredResult(input_requests={URL_KEY: question}, request_state=sealed)
+
         answers = params.input_responses or {}
+        if URL_KEY in answers:  # the person was asked to open their page: the call's answer, as sealed
+            arguments.pop(CONFIRMATION_PARAM, None)
+            refused = spend_request_state(
+                params.request_state,
+                principal=await current.who(),
+                tool=declaration.name,
+                arguments=arguments,
+            )
+            if refused is not None:
+                return _refusal(refused, await run(confirmed=False, final=False))
+            carried = carried_state(params.request_state).get("result")
+            return _result(McpAnswer(carried if isinstance(carried, dict) else {"ok": True}))
+        if not declaration.consequential:
+            return await done(await run())
+        confirmation = arguments.pop(CONFIRMATION_PARAM, None)
         who = await current.who()
         elicitation = ctx.session.client_capabilities and ctx.session.client_capabilities.elicitation
         can_ask = bool(elicitation) and getattr(elicitation, "form", None) is not None
@@ -343,13 +399,18 @@ def build_server(call: Caller) -> Server:
                             )
                         if preview.is_error:
                             return _result(preview)
-                    return _result(await run())
+                    return await done(await run())
             return _refusal(DECLINED, await run(confirmed=False, final=False))
         if isinstance(confirmation, str) and confirmation:
             if confirmation_matches(confirmation, principal=who, tool=declaration.name, arguments=arguments):
-                return _result(await run())
+                return await done(await run())
             if not can_ask:
-                return _refusal(STALE_CONFIRMATION, await run(confirmed=False, final=False))
+                fresh = await run(confirmed=False, final=False)
+                if not fresh.is_error and not fresh.preview:
+                    # Nothing is left to confirm (the call's retry after the page it asked the person
+                    # to open: the registration exists): what a call without the confirmation answers.
+                    return _result(fresh)
+                return _refusal(STALE_CONFIRMATION, fresh)
             # A client that can ask the person gets the question instead of a refusal: a model that
             # filled the parameter with text of its own would otherwise repeat the call until its step
             # limit, and asking the person is what a fresh preview would lead to anyway.
@@ -396,6 +457,19 @@ def build_server(call: Caller) -> Server:
         )
     )
     return server
+
+
+def _can_open_pages(ctx: Any) -> bool:
+    """The client declared URL-mode elicitation (2025-11-25 and later)."""
+    capabilities = ctx.session.client_capabilities
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    return elicitation is not None and getattr(elicitation, "url", None) is not None
+
+
+def _input_required(ctx: Any) -> bool:
+    """The client asks through input-required results (2026-07-28 and later), not server requests."""
+    version = str(getattr(ctx, "protocol_version", "") or "")
+    return version >= INPUT_REQUIRED_VERSION
 
 
 def server_name() -> str:

@@ -194,6 +194,10 @@ class ToolDeclaration:
     #: own data, never from text its users wrote (`check_route_schema` refuses a schema with text an
     #: agent would read as ours: titles, descriptions, examples).
     route_schema: Callable[[ToolContext], dict[str, Any] | None] | None = None
+    #: Offered over MCP only, by design: no page offers it (a headless agent's work, e.g. an
+    #: organiser's, which has no button an agent in the browser could wait for). Its `exposures` are
+    #: then empty, and the check that warns of a tool no page offers leaves it alone.
+    headless: bool = False
 
     def __post_init__(self) -> None:
         # Accept a list for convenience but keep the declaration immutable and hashable.

@@ -29,6 +29,16 @@ urlpatterns = [
         views.DeclineRegistrationApi.as_view(),
         name="api-decline-registration",
     ),
+    path(
+        "events/<str:event_id>/payments/<int:attendee_id>/confirm",
+        views.ConfirmPaymentApi.as_view(),
+        name="api-confirm-payment",
+    ),
+    path(
+        "events/<str:event_id>/payments/<int:attendee_id>/refund",
+        views.RefundPaymentApi.as_view(),
+        name="api-refund-payment",
+    ),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", docs_view, name="api-docs"),
 ]

@@ -8,6 +8,7 @@ from django.utils.dateformat import format as format_date
 from django.utils.numberformat import format as format_number
 from django.utils.translation import gettext, ngettext, pgettext
 
+from events import tickets
 from events.choices import Price
 from events.models import Event
 
@@ -57,17 +58,34 @@ def event_hours(event: Event) -> str:
 
 
 @register.filter
-def event_price(event: Event) -> str:
-    """ "Free", or the amount with its currency, e.g. "TWD 1,200"."""
-    if event.price == Price.FREE or event.price_amount is None:
-        return gettext("Free")
+def twd(amount: int | None) -> str:
+    """An amount of money, e.g. "TWD 1,200" (integer TWD)."""
     return gettext("%(currency)s %(amount)s") % {
-        "currency": event.currency,
+        "currency": "TWD",
         # Amounts are grouped by thousands in every language (zh-Hant's number format has no separator).
         "amount": format_number(
-            event.price_amount, ".", decimal_pos=0, grouping=3, thousand_sep=",", force_grouping=True
+            amount or 0, ".", decimal_pos=0, grouping=3, thousand_sep=",", force_grouping=True
         ),
     }
+
+
+@register.filter
+def event_price(event: Event) -> str:
+    """ "Free", the amount, e.g. "TWD 1,200", or, when its ticket types cost different amounts,
+    "from TWD 600" (or "Free or from TWD 600" when one of them is free)."""
+    if event.ticket_form:
+        types = tickets.types_of(event)
+        paid = sorted(spec.price for spec in types if not spec.is_free)
+        if not paid:
+            return gettext("Free")
+        if len(paid) == len(types) and paid[0] == paid[-1]:
+            return twd(paid[0])
+        if len(paid) == len(types):
+            return gettext("from %(price)s") % {"price": twd(paid[0])}
+        return gettext("Free or from %(price)s") % {"price": twd(paid[0])}
+    if event.price == Price.FREE or event.price_amount is None:
+        return gettext("Free")
+    return twd(int(event.price_amount))
 
 
 @register.filter

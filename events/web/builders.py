@@ -21,7 +21,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import ResolverMatch, resolve, reverse
-from django.utils import timezone, translation
+from django.utils import formats, timezone, translation
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext_lazy
 
@@ -31,13 +31,16 @@ from webmcp.http import is_same_site, same_site_path
 from webmcp.registry import TOOL_HEADER
 from webmcp.templatetags.webmcp import PAGE_ROUTE
 
-from .. import jsonld, policies, selectors
+from .. import jsonld, payment_methods, policies, selectors, tickets
 from ..actions import ACTIONS, Caller, Performed, perform
+from ..choices import PaymentMethod, PaymentStatus, RegistrationStatus
+from ..contract import payment_instructions
 from ..errors import AnswersInvalid, EventNotFound, RegistrationNotFound, TicketUnknown
 from ..forms import PAGE_PARAM, EventSearchForm, answer_fields
 from ..mail.messages import reminders_on
 from ..models import Registration
 from ..questions import answers_schema, attendee_questions, form_of, shown_answers
+from ..templatetags.event_display import twd
 from ..tools import CHECK_IN, check_in_state, detail_state
 
 if TYPE_CHECKING:
@@ -142,6 +145,7 @@ def render_detail(
     url = request.build_absolute_uri(reverse("event-detail", kwargs={"event_id": event.public_id}))
     facts = details.visitor_facts(signed_in=visitor.is_authenticated)
     can = policies.permissions(policies.EventFacts.of(event), facts, now=timezone.now())
+    choices = ticket_choices(event, now=timezone.now())
     context = {
         "event": event,
         "details": details,
@@ -162,6 +166,11 @@ def render_detail(
         "my_answers": shown_answers(details.registration, translation.get_language())
         if details.is_registered
         else [],
+        **choices,
+        # The person's own registration's payment (paid types), for its line and its "Pay now".
+        "my_payment": details.registration
+        if details.registration is not None and details.registration.amount
+        else None,
         "webmcp_state": {
             **page_state(request, visitor, state_version=state_version),
             **detail_state(
@@ -169,6 +178,8 @@ def render_detail(
                 registered=details.is_registered,
                 can=can,
                 answers_schema=answers_schema(form_of(event.question_form)),
+                ticket_types=[identifier for identifier, _name, _price in choices["ticket_types"]] or None,
+                payment_methods=[method for method, _label in choices["payment_choices"]] or None,
             ),
         },
     }
@@ -194,6 +205,8 @@ def render_me(
         waitlist = selectors.list_waitlist(visitor=visitor)
         person = selectors.person_with_settings(visitor.user)
     confirmed = [r for r in registrations or [] if r.is_active]
+    for registration in registrations or []:
+        registration.payment_text = payment_line(registration)
     now = timezone.now()
     registered = policies.VisitorFacts(signed_in=True, registered=True)
     # A cancel button is shown (and can confirm cancel_registration) for these.
@@ -217,6 +230,59 @@ def render_me(
         **({PAGE_ROUTE: page} if page is not None else {}),
     }
     return fragment_aware(render(request, "events/me.html#region" if region else "events/me.html", context))
+
+
+def ticket_choices(event: Any, *, now: datetime) -> dict[str, Any]:
+    """The register form's ticket types (those on sale now, with their prices, when the event sells
+    more than one) and payment methods (when a type costs money and the event offers a choice)."""
+    types = tickets.types_of(event)
+    offered = tickets.on_sale(types, now)
+    language = translation.get_language()
+    methods = () if tickets.all_free(types) else payment_methods.offered(at_door=event.at_door)
+    return {
+        "ticket_types": [(spec.identifier, spec.name_in(language), spec.price) for spec in offered]
+        if len(types) > 1
+        else [],
+        "payment_choices": [(m, PaymentMethod(m).label) for m in methods] if len(methods) > 1 else [],
+    }
+
+
+def payment_line(registration: Registration) -> str:
+    """One line for My events saying where a registration's money stands ("" for a free one)."""
+    if not registration.amount:
+        return ""
+    amount = twd(registration.amount)
+    status = registration.payment_status
+    if status == PaymentStatus.AWAITING and registration.payment_due_at:
+        when = formats.date_format(timezone.localtime(registration.payment_due_at), "DATETIME_FORMAT")
+        return str(gettext_lazy("%(amount)s to pay by %(when)s")) % {"amount": amount, "when": when}
+    if status == PaymentStatus.CHECKING:
+        return str(gettext_lazy("%(amount)s: your transfer is being checked")) % {"amount": amount}
+    if status == PaymentStatus.AT_DOOR:
+        return str(gettext_lazy("%(amount)s due at the door")) % {"amount": amount}
+    if status == PaymentStatus.PAID:
+        return str(gettext_lazy("%(amount)s paid")) % {"amount": amount}
+    if status == PaymentStatus.REFUNDED:
+        refunded = twd(registration.refunded_amount)
+        return str(gettext_lazy("%(refunded)s refunded")) % {"refunded": refunded}
+    if registration.status == RegistrationStatus.EXPIRED:
+        return str(gettext_lazy("Not paid in time: the seat went back"))
+    return str(PaymentStatus(status).label)
+
+
+def payment_context(request: HtmxHttpRequest, registration: Registration) -> dict[str, Any]:
+    """The payment page: the registration, how to pay it, whether a transfer may be reported now."""
+    visitor = request.visitor
+    return {
+        "registration": registration,
+        "event": registration.event,
+        "payment_text": payment_line(registration),
+        "instructions": payment_instructions(registration),
+        "may_report": policies.may_report_payment(payment_status=registration.payment_status)
+        and registration.is_pending_payment,
+        "today": timezone.localdate().isoformat(),
+        "webmcp_state": page_state(request, visitor),
+    }
 
 
 @dataclass(frozen=True)
@@ -305,6 +371,8 @@ def page_state(
 def after_write(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
     """htmx: the refreshed region of the page the form was on; otherwise a redirect back to it."""
     origin = urlsplit(safe_next(request))
+    if origin.path == reverse("payment", kwargs={"event_id": event_id}):
+        return redirect(origin.path)  # the payment page's forms are plain posts
     if not request.htmx:
         return redirect("me") if origin.path == reverse("me") else redirect_to_detail(request, event_id)
     return redraw(request, event_id, origin, card=False)
@@ -326,7 +394,12 @@ def redraw(request: HtmxHttpRequest, event_id: str, origin: SplitResult, *, card
 
 def refused(request: HtmxHttpRequest, event_id: str, error: DomainError) -> HttpResponse:
     """A refusal from a write use case, shown as a message on the page it came from (never a 500)."""
-    # A form post's only input is the route's id: one that is not well-formed names no event either.
+    # A form post's input beyond the route's id (a ticket type, a transfer's digits) is the person's to
+    # put right; a route id that is not well-formed names no event.
+    named = set(error.extra.get("fields", {})) - {"event_id"} if isinstance(error, InvalidInput) else set()
+    if named:
+        messages.error(request, str(error.person_message))
+        return after_write(request, event_id)
     if isinstance(error, EventNotFound | InvalidInput) and not isinstance(error, RegistrationNotFound):
         raise Http404(str(error)) from error
     if isinstance(error, AuthRequired) and not request.htmx:
