@@ -304,8 +304,9 @@ def _counts(event: Event) -> tuple[int, int]:
 def find_attendee(*, visitor: Visitor, event_id: str, query: str = "") -> AttendeesResult:
     """The event's confirmed attendees (and those who may pay at the door instead of their transfer)
     whose name or username contains `query`, or whose e-mail address is `query` whole (all of them,
-    the first FOUND_AT_MOST, when it is empty), each with their check-in; and the live counts. The address is shown masked (`mask_email`): a search by a part of
-    it would give it back one character at a time."""
+    the first FOUND_AT_MOST, when it is empty), each with their check-in and what they owe at the
+    door; and the live counts. The address is shown masked (`mask_email`): a search by a part of it
+    would give it back one character at a time."""
     event = event_for_staff(visitor, event_id)
     listed = [RegistrationStatus.CONFIRMED]
     if event.pending_may_pay_at_door:  # those still waiting for a transfer may pay here instead
