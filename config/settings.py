@@ -256,7 +256,7 @@ PAYMENT_SWEEP_MINUTES = float(os.environ.get("PAYMENT_SWEEP_MINUTES", "5"))
 PAYMENT_METHODS = env_list("PAYMENT_METHODS", "bank_transfer,at_door")
 PAYMENT_BANK_NAME = os.environ.get("PAYMENT_BANK_NAME", "Example Bank (822)")
 PAYMENT_BANK_BRANCH = os.environ.get("PAYMENT_BANK_BRANCH", "Taipei Main Branch")
-PAYMENT_ACCOUNT_NAME = os.environ.get("PAYMENT_ACCOUNT_NAME", "AgentReady Events")
+PAYMENT_ACCOUNT_NAME = os.environ.get("PAYMENT_ACCOUNT_NAME", SITE_NAME)
 PAYMENT_ACCOUNT_NUMBER = os.environ.get("PAYMENT_ACCOUNT_NUMBER", "0000-000-000000")
 
 # Activity rows (events/activity.py) are written in batches by a thread of each process, not by the

@@ -151,6 +151,29 @@ class RefundInput(PaymentRefInput):
     amount = serializers.IntegerField(required=False, min_value=1, max_value=10_000_000)
 
 
+def bank_row_data(row: Any, *, source: str, event_id: str | None) -> dict[str, Any]:
+    """A statement row (`events.bank_statements.StatementRow`) as `apply_bank_row` takes it."""
+    data = {
+        "checksum": row.checksum,
+        "line": row.line,
+        "booked_on": row.date.isoformat() if row.date else None,
+        "amount": row.amount,
+        "reference": row.reference or "",
+        "payer": row.payer or "",
+        "account_last5": row.account_last5 or "",
+        "problem": row.problem,
+        "source": source,
+    }
+    if event_id:
+        data["event_id"] = event_id
+    return data
+
+
+def mask_digits(digits: str) -> str:
+    """Account digits (a credential) as a log line or a list may show them: the last two only."""
+    return f"***{digits[-2:]}" if digits else "—"
+
+
 class RefundApiInput(RefundInput):
     """`refund_payment` as the API takes it: the path names the registration; the body its amount."""
 

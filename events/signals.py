@@ -22,14 +22,16 @@ def retire_public_id(sender, instance: Event, **kwargs) -> None:
 
 def schedule_waitlist_sweep(sender, using: str = "default", **kwargs) -> None:
     """After `migrate` (every deploy, and `make run`): make sure the periodic waiting-list sweep (and the
-    reminders' run) is queued.
+    reminders' run, and the payment sweep) is queued.
 
     Connected by `EventsConfig.ready` for this app's post_migrate only.
     """
+    from .sweeps import schedule_payment_sweep  # noqa: PLC0415 (circular: sweeps ↔ actions ↔ signals)
     from .tasks import schedule_reminders, schedule_sweep  # noqa: PLC0415 (circular: tasks ↔ services ↔ signals)
 
     schedule_sweep()
     schedule_reminders()
+    schedule_payment_sweep()
 
 
 @receiver(post_save, sender=Question, dispatch_uid="question_form_after_question_saved")

@@ -493,6 +493,8 @@ class DoorAnswer:
     attendee_id: int | None = None
     #: The door's answers of the person (label, value), e.g. a dietary need.
     notes: tuple[tuple[str, str], ...] = ()
+    #: What the door takes from them now (integer TWD; 0: nothing), recorded as paid by the check-in.
+    paid_at_door: int = 0
 
     @property
     def checked_in_at(self) -> datetime | None:
@@ -529,6 +531,7 @@ def answer_of_check_in(performed: Performed, *, scanned: bool = False) -> DoorAn
         by=attendee.checked_in_by,
         attendee_id=attendee.attendee_id,
         notes=tuple((answer.label, answer.value) for answer in attendee.door_answers),
+        paid_at_door=result.paid_at_door,
     )
 
 
