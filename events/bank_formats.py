@@ -157,7 +157,8 @@ _AMOUNT = re.compile(
 
 
 def amount_of(text: str) -> tuple[int | None, str | None]:
-    """(TWD, None) for a cell such as 1,200, 1200.00, NT$1,200 or １２００; (None, None) when it is empty;
+    """(TWD, None) for a cell's text (`cell_text`) such as 1,200, 1200.00, NT$1,200 or １２００; (None, None)
+    when it is empty;
     (None, code) when it cannot be money: `bad_amount`, `fractional_amount` (cents other than .00),
     `negative_amount` (-1200, (1,200)), `amount_too_large` (over MAX_AMOUNT)."""
     whole = text
