@@ -258,6 +258,9 @@ PAYMENT_BANK_NAME = os.environ.get("PAYMENT_BANK_NAME", "Example Bank (822)")
 PAYMENT_BANK_BRANCH = os.environ.get("PAYMENT_BANK_BRANCH", "Taipei Main Branch")
 PAYMENT_ACCOUNT_NAME = os.environ.get("PAYMENT_ACCOUNT_NAME", SITE_NAME)
 PAYMENT_ACCOUNT_NUMBER = os.environ.get("PAYMENT_ACCOUNT_NUMBER", "0000-000-000000")
+# Bank statements (events/bank_statements.py, docs/bank-statements.md): a larger uploaded file is refused
+# whole (`too_large`) before it is read; the caller passes this as `read_statement(max_bytes=...)`.
+BANK_IMPORT_MAX_BYTES = int(os.environ.get("BANK_IMPORT_MAX_BYTES", str(5 * 1024 * 1024)))
 
 # Activity rows (events/activity.py) are written in batches by a thread of each process, not by the
 # request: when this many are waiting, or the oldest has waited this long (seconds), and at a normal

@@ -30,5 +30,6 @@ class Command(BaseCommand):
             raise CommandError(str(performed.error))
         result = performed.result
         self.stdout.write(
-            f"{len(result.expired)} registration(s) expired; {result.offers} seat(s) offered to waiting lists."
+            f"{len(result.expired)} registration(s) expired; "
+            f"{result.offers} seat(s) offered to waiting lists."
         )
