@@ -31,6 +31,7 @@ from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
 from .. import payment_methods, policies, tasks
+from ..bank_formats import reference_of
 from ..choices import (
     ACTIVE_WAITLIST,
     AWAITING_TRANSFER,
@@ -610,8 +611,10 @@ def _match(scope: Event | None, *, reference: str, account_last5: str, amount: i
 
 
 def normalise_reference(text: str) -> str:
-    """A reference as people and banks write it, compared: upper case, letters and digits only."""
-    return re.sub(r"[^A-Z0-9]", "", (text or "").upper())
+    """A reference as people and banks write it, compared: the statement reader's one normalisation
+    (`bank_formats.reference_of`: half-width, no spaces, upper case), then letters and digits only
+    (a dash, a slash or a colon around it does not matter)."""
+    return re.sub(r"[^A-Z0-9]", "", reference_of(text or ""))
 
 
 def reference_candidates(text: str) -> list[str]:
