@@ -139,6 +139,10 @@ class _Request:
     #: state): for a signed-in caller it reads their state, a statement and a thread hop that every
     #: read, `tools/list` and `initialize` made for nothing (bench/profiles/README.md).
     identify: Principal
+    #: Who the caller is without their state (what the SDK's own envelope of a request state binds):
+    #: from the principal, e.g. "user:7:v12" → "user:7". A round that changes the caller's state (a
+    #: registration, then the page the person opens to pay) stays bound to the same person.
+    identity_of: Callable[[str], str]
     principal: str | None = None
     headers: dict[str, str] = field(default_factory=dict)  # added to the HTTP answer
     status: int | None = None  # replaces the HTTP answer's status (McpAnswer.status)
@@ -333,7 +337,7 @@ def build_server(call: Caller) -> Server:
         async def done(answer: McpAnswer) -> Any:
             """The call's answer, or first the page the person must open (URL mode), when the client
             can be asked: the answer then comes back with the client's retry, carried sealed."""
-            if answer.url is None or answer.is_error or not _can_open_pages(ctx):
+            if answer.url is None or answer.is_error or not await _can_open_pages(ctx, current.http):
                 return _result(answer)
             if not _input_required(ctx):  # 2025-11-25: the error asks; the client's retry gets the result
                 raise UrlElicitationRequiredError(
@@ -459,11 +463,46 @@ def build_server(call: Caller) -> Server:
     return server
 
 
-def _can_open_pages(ctx: Any) -> bool:
-    """The client declared URL-mode elicitation (2025-11-25 and later)."""
+async def _can_open_pages(ctx: Any, request: HttpRequest) -> bool:
+    """The client declared URL-mode elicitation (2025-11-25 and later): with this request (2026-07-28),
+    or in the handshake of the connection its credential opened (2025-11-25, `_remember_capabilities`)."""
     capabilities = ctx.session.client_capabilities
     elicitation = capabilities.elicitation if capabilities is not None else None
-    return elicitation is not None and getattr(elicitation, "url", None) is not None
+    if elicitation is not None and getattr(elicitation, "url", None) is not None:
+        return True
+    key = _capability_key(request)
+    return key is not None and bool(await cache.aget(key))
+
+
+#: How long a 2025-11-25 client's declared capabilities are remembered after its handshake.
+CAPABILITIES_TTL = 24 * 3600
+
+
+def _capability_key(request: HttpRequest) -> str | None:
+    """Where a credential's client's capabilities are kept (none without a credential): the server is
+    stateless, so a 2025-11-25 client's `initialize` and its later calls are requests apart."""
+    credential = request.headers.get("Authorization", "")
+    if not credential:
+        return None
+    return "webmcp.mcp.url-elicitation:" + hashlib.sha256(credential.encode()).hexdigest()
+
+
+async def _remember_capabilities(request: HttpRequest, body: bytes) -> None:
+    """An `initialize` that declares URL-mode elicitation: remembered for the calls that follow with
+    the same credential (the -32042 answer needs to know the client can open a page)."""
+    key = _capability_key(request)
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return
+    if key is None or not isinstance(message, dict) or message.get("method") != "initialize":
+        return
+    params = message.get("params") or {}
+    elicitation = (params.get("capabilities") or {}).get("elicitation") if isinstance(params, dict) else None
+    if isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict):
+        await cache.aset(key, True, CAPABILITIES_TTL)
+    else:
+        await cache.adelete(key)
 
 
 def _input_required(ctx: Any) -> bool:
@@ -517,7 +556,7 @@ def _bound_principal(ctx: Any) -> str:
         return ""
     if current.principal is None:  # asked before anything read it: the SDK refuses (fails closed)
         raise RuntimeError("the caller was not identified before their request state was bound")
-    return current.principal
+    return current.identity_of(current.principal)
 
 
 def _refusal(envelope: dict[str, Any], preview: McpAnswer) -> types.CallToolResult:
@@ -590,9 +629,15 @@ REFUSALS = (
 
 
 def mcp_view(
-    *, call: Caller, principal: Principal, allowed_origins: Callable[[], set[str]]
+    *,
+    call: Caller,
+    principal: Principal,
+    allowed_origins: Callable[[], set[str]],
+    identity_of: Callable[[str], str] | None = None,
 ) -> Callable[[HttpRequest], Awaitable[HttpResponse]]:
-    """The Django view serving `/mcp`: POST only, Origin checked (403), Host by ALLOWED_HOSTS."""
+    """The Django view serving `/mcp`: POST only, Origin checked (403), Host by ALLOWED_HOSTS.
+    `identity_of` takes the caller's state out of a principal, for the SDK's envelope of a request
+    state (this module's own seal binds the whole principal); by default the principal as it is."""
     server = build_server(call)
     # Django has checked the Host; the Origin is checked below with the site's own list.
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
@@ -609,6 +654,8 @@ def mcp_view(
         chunks: list[bytes] = []
         body = request.body
         delivered = False
+        if b'"initialize"' in body:  # a 2025-11-25 client's handshake: what it can ask the person
+            await _remember_capabilities(request, body)
 
         async def receive() -> dict[str, Any]:
             # The body once; after that the client is simply there (a stream the SDK may wait on ends
@@ -629,7 +676,7 @@ def mcp_view(
         manager = StreamableHTTPSessionManager(
             app=server, stateless=True, json_response=True, security_settings=security
         )
-        current = _Request(request, principal)
+        current = _Request(request, principal, identity_of or (lambda principal: principal))
         if b'"requestState"' in body:  # unsealed, and bound to the caller, before the tool runs
             await current.who()
         token = _current.set(current)

@@ -45,7 +45,9 @@ def pending():
 
 
 def status(registration) -> tuple[str, str]:
-    return tuple(Registration.objects.filter(pk=registration.pk).values_list("status", "payment_status").get())
+    return tuple(
+        Registration.objects.filter(pk=registration.pk).values_list("status", "payment_status").get()
+    )
 
 
 @pytest.mark.parametrize(
@@ -117,14 +119,19 @@ def test_late_money_is_confirmed_while_a_seat_is_free_else_reported_for_a_refund
     late = Registration.objects.get(user=late_user)
     Registration.objects.filter(pk=late.pk).update(payment_due_at=timezone.now() - timedelta(minutes=1))
     actions.call("expire_payments", visitor=SYSTEM, channel=Mode.ADMIN)
-    actions.call("register_event", visitor=Visitor(user=UserFactory()), channel=Mode.API, event_id=full.public_id)
+    actions.call(
+        "register_event", visitor=Visitor(user=UserFactory()), channel=Mode.API, event_id=full.public_id
+    )
     assert apply(amount=600, reference=late.payment_reference_text).state == BankRowState.LATE
     assert status(late) == (RegistrationStatus.EXPIRED, PaymentStatus.UNPAID)
 
 
 def test_money_for_a_cancelled_registration_is_to_refund(pending):
     actions.call(
-        "cancel_registration", visitor=Visitor(user=pending.user), channel=Mode.UI, event_id=pending.event.public_id
+        "cancel_registration",
+        visitor=Visitor(user=pending.user),
+        channel=Mode.UI,
+        event_id=pending.event.public_id,
     )
     assert apply(amount=600, reference=pending.payment_reference_text).state == BankRowState.CANCELLED
 
@@ -143,7 +150,9 @@ def test_an_events_managers_apply_its_statement_only(pending):
     manager, outsider = Visitor(user=UserFactory()), Visitor(user=UserFactory())
     EventStaff.objects.create(event=pending.event, user=manager.user, role=StaffRole.MANAGER)
     with pytest.raises(Exception) as refused:
-        apply(outsider, amount=600, reference=pending.payment_reference_text, event_id=pending.event.public_id)
+        apply(
+            outsider, amount=600, reference=pending.payment_reference_text, event_id=pending.event.public_id
+        )
     assert refused.value.reason == "NOT_ORGANISER"
     with pytest.raises(Exception) as unnamed:
         apply(manager, amount=600, reference=pending.payment_reference_text)
@@ -152,7 +161,9 @@ def test_an_events_managers_apply_its_statement_only(pending):
     EventStaff.objects.create(event=other, user=manager.user, role=StaffRole.MANAGER)
     result = apply(manager, amount=600, reference=pending.payment_reference_text, event_id=other.public_id)
     assert result.state == BankRowState.NO_MATCH  # another event's reference: not theirs to match
-    result = apply(manager, amount=600, reference=pending.payment_reference_text, event_id=pending.event.public_id)
+    result = apply(
+        manager, amount=600, reference=pending.payment_reference_text, event_id=pending.event.public_id
+    )
     assert result.state == BankRowState.MATCHED
 
 

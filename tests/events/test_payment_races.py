@@ -42,7 +42,7 @@ def race(*calls: Callable[[], Any]) -> list[Any]:
         try:
             barrier.wait(timeout=30)
             results[index] = calls[index]()
-        except Exception as error:  # noqa: BLE001 (the test reads what each call came to)
+        except Exception as error:
             results[index] = error
         finally:
             connections.close_all()
@@ -70,7 +70,9 @@ def pending(event: Event) -> Registration:
 
 
 def outcome(registration: Registration) -> tuple[str, str]:
-    return tuple(Registration.objects.filter(pk=registration.pk).values_list("status", "payment_status").get())
+    return tuple(
+        Registration.objects.filter(pk=registration.pk).values_list("status", "payment_status").get()
+    )
 
 
 @pytest.mark.parametrize("attempt", range(3))
@@ -78,7 +80,9 @@ def test_a_confirmation_racing_the_expiry_has_exactly_one_outcome(attempt):
     event = paid_event(capacity=1)
     registration = pending(event)
     WaitlistEntry.objects.create(event=event, user=UserFactory())  # a freed seat is theirs
-    Registration.objects.filter(pk=registration.pk).update(payment_due_at=timezone.now() - timedelta(seconds=1))
+    Registration.objects.filter(pk=registration.pk).update(
+        payment_due_at=timezone.now() - timedelta(seconds=1)
+    )
     manager = organiser()
     confirmed, swept = race(
         lambda: perform("confirm_payment", manager, event_id=event.public_id, attendee_id=registration.pk),
@@ -115,7 +119,10 @@ def test_two_imports_of_the_same_rows_apply_each_once():
     assert BankStatementRow.objects.count() == 5
     assert all(outcome(r) == (RegistrationStatus.CONFIRMED, PaymentStatus.PAID) for r in registrations)
     assert Notification.objects.filter(kind="payment_confirmed").count() in (0, 4)  # written by the worker
-    assert set(BankStatementRow.objects.values_list("state", flat=True)) == {BankRowState.MATCHED, BankRowState.NO_MATCH}
+    assert set(BankStatementRow.objects.values_list("state", flat=True)) == {
+        BankRowState.MATCHED,
+        BankRowState.NO_MATCH,
+    }
 
 
 def test_the_rush_with_paid_types_never_oversells():
@@ -131,9 +138,11 @@ def test_the_rush_with_paid_types_never_oversells():
         clients.append((client, "student" if n % 2 else "regular"))
 
     def attempt(client, ticket_type):
-        return lambda: client.write(
-            "POST", "/api/events/evt-paid-rush/registration", {"ticket_type": ticket_type}
-        ).status_code
+        return lambda: (
+            client.write(
+                "POST", "/api/events/evt-paid-rush/registration", {"ticket_type": ticket_type}
+            ).status_code
+        )
 
     statuses = race(*(attempt(client, kind) for client, kind in clients))
     assert statuses.count(201) == 10, statuses
@@ -170,7 +179,9 @@ def test_a_refund_racing_a_second_refund_is_recorded_once(attempt):
     perform("cancel_registration", Visitor(user=registration.user), event_id=event.public_id)
     first, second = race(
         lambda: perform("refund_payment", manager, event_id=event.public_id, attendee_id=registration.pk),
-        lambda: perform("refund_payment", manager, event_id=event.public_id, attendee_id=registration.pk, amount=100),
+        lambda: perform(
+            "refund_payment", manager, event_id=event.public_id, attendee_id=registration.pk, amount=100
+        ),
     )
     errors = [p.error.reason for p in (first, second) if p.error is not None]
     assert errors == ["PAYMENT_NOT_REFUNDABLE"]
