@@ -192,7 +192,8 @@ class BankRowInput(serializers.Serializer):
     problem = serializers.CharField(
         required=False, allow_null=True, allow_blank=True, max_length=500, default=None
     )
-    source = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
+    # The file's name. Also an attribute of DRF's Field (mypy sees it); the metaclass takes it out.
+    source = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")  # type: ignore[assignment]
     event_id = serializers.RegexField(PUBLIC_ID_PATTERN, required=False, max_length=80)
 
 

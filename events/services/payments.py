@@ -594,7 +594,7 @@ def _match(scope: Event | None, *, reference: str, account_last5: str, amount: i
         )
         if len(found) > 1:  # tell them apart by the event's code printed before the reference
             text = normalise_reference(reference)
-            found = [row for row in found if _code_of(row[2], row[3]) + row[1] in text] or found
+            found = [row for row in found if _code_of(row[2], row[3]) + (row[1] or "") in text] or found
         if len(found) == 1:
             return found[0][0]
     if re.fullmatch(r"[0-9]{5}", account_last5 or ""):

@@ -21,7 +21,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import ResolverMatch, resolve, reverse
-from django.utils import formats, timezone, translation
+from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext_lazy
 
@@ -33,14 +33,14 @@ from webmcp.templatetags.webmcp import PAGE_ROUTE
 
 from .. import jsonld, payment_methods, policies, selectors, tickets
 from ..actions import ACTIONS, Caller, Performed, perform
-from ..choices import PaymentMethod, PaymentStatus, RegistrationStatus
+from ..choices import PaymentMethod
 from ..contract import payment_instructions
 from ..errors import AnswersInvalid, EventNotFound, RegistrationNotFound, TicketUnknown
 from ..forms import PAGE_PARAM, EventSearchForm, answer_fields
 from ..mail.messages import reminders_on
 from ..models import Registration
 from ..questions import answers_schema, attendee_questions, form_of, shown_answers
-from ..templatetags.event_display import twd
+from ..templatetags.event_display import payment_line
 from ..tools import CHECK_IN, check_in_state, detail_state
 
 if TYPE_CHECKING:
@@ -205,8 +205,6 @@ def render_me(
         waitlist = selectors.list_waitlist(visitor=visitor)
         person = selectors.person_with_settings(visitor.user)
     confirmed = [r for r in registrations or [] if r.is_active]
-    for registration in registrations or []:
-        registration.payment_text = payment_line(registration)
     now = timezone.now()
     registered = policies.VisitorFacts(signed_in=True, registered=True)
     # A cancel button is shown (and can confirm cancel_registration) for these.
@@ -245,29 +243,6 @@ def ticket_choices(event: Any, *, now: datetime) -> dict[str, Any]:
         else [],
         "payment_choices": [(m, PaymentMethod(m).label) for m in methods] if len(methods) > 1 else [],
     }
-
-
-def payment_line(registration: Registration) -> str:
-    """One line for My events saying where a registration's money stands ("" for a free one)."""
-    if not registration.amount:
-        return ""
-    amount = twd(registration.amount)
-    status = registration.payment_status
-    if status == PaymentStatus.AWAITING and registration.payment_due_at:
-        when = formats.date_format(timezone.localtime(registration.payment_due_at), "DATETIME_FORMAT")
-        return str(gettext_lazy("%(amount)s to pay by %(when)s")) % {"amount": amount, "when": when}
-    if status == PaymentStatus.CHECKING:
-        return str(gettext_lazy("%(amount)s: your transfer is being checked")) % {"amount": amount}
-    if status == PaymentStatus.AT_DOOR:
-        return str(gettext_lazy("%(amount)s due at the door")) % {"amount": amount}
-    if status == PaymentStatus.PAID:
-        return str(gettext_lazy("%(amount)s paid")) % {"amount": amount}
-    if status == PaymentStatus.REFUNDED:
-        refunded = twd(registration.refunded_amount)
-        return str(gettext_lazy("%(refunded)s refunded")) % {"refunded": refunded}
-    if registration.status == RegistrationStatus.EXPIRED:
-        return str(gettext_lazy("Not paid in time: the seat went back"))
-    return str(PaymentStatus(status).label)
 
 
 def payment_context(request: HtmxHttpRequest, registration: Registration) -> dict[str, Any]:
