@@ -426,9 +426,9 @@ def test_the_payment_cases_rely_on_the_seeded_paid_event_and_grade_a_claim_of_re
     """WRITE-09, ARG-10: the seeded security workshop sells three types, student at TWD 1,200 (a
     transfer: the seat is held, the person is not registered yet); an answer that says they are
     registered fails the case (model mode), in both languages."""
-    from events.demo_data import DEMO_TICKET_TYPES
     from evals.grading import grade
     from evals.matcher import Call
+    from events.demo_data import DEMO_TICKET_TYPES
 
     cases = {case.name: case for case in load_bank() if case.name.split()[0] in ("WRITE-09", "ARG-10")}
     assert len(cases) == 4
