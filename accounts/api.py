@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from core.errors import AuthRequired
 from core.inputs import validated_input
+from events.choices import PaymentStatus, RegistrationStatus
 
 from .privacy import export_personal_data
 
@@ -46,12 +47,35 @@ class ExportSave(_Event):
     saved_at = _time()
 
 
+class ExportPayment(serializers.Serializer):
+    """A registration's payment (integer TWD), and what the person reported of their transfer."""
+
+    amount = serializers.IntegerField()
+    currency = serializers.CharField()
+    method = serializers.CharField(allow_blank=True)
+    status = serializers.ChoiceField(choices=PaymentStatus.values)
+    reference = serializers.CharField(allow_blank=True)
+    due_at = _time()
+    reported_account_last5 = serializers.CharField(
+        allow_blank=True, help_text="The last five digits of the account they reported paying from."
+    )
+    reported_paid_on = serializers.DateField(allow_null=True)
+    reported_at = _time()
+    paid_amount = serializers.IntegerField()
+    paid_at = _time()
+    paid_via = serializers.CharField(allow_blank=True)
+    refunded_amount = serializers.IntegerField()
+    refunded_at = _time()
+
+
 class ExportRegistration(_Event):
-    status = serializers.ChoiceField(choices=["confirmed", "cancelled"])
+    status = serializers.ChoiceField(choices=RegistrationStatus.values)
     registered_at = _time()
     updated_at = _time()
     has_ticket = serializers.BooleanField(help_text="Whether a ticket is held (its code is never exported).")
     ticket_issued_at = _time()
+    ticket_type = serializers.CharField(allow_blank=True)
+    payment = ExportPayment(allow_null=True, help_text="A paid ticket type's payment; null for a free one.")
 
 
 class ExportWaitlistEntry(_Event):

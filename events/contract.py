@@ -404,7 +404,7 @@ class PaymentSerializer(serializers.Serializer):
     )
     method = serializers.CharField(source="payment_method")
     amount = serializers.IntegerField(help_text="Integer TWD.")
-    currency = Constant("TWD")
+    currency = serializers.SerializerMethodField(help_text="Always TWD: amounts are integer TWD.")
     reference = serializers.SerializerMethodField(
         help_text="What the transfer's note must carry (the event's code, a dash, six characters)."
     )
@@ -418,6 +418,9 @@ class PaymentSerializer(serializers.Serializer):
     reportedAt = serializers.SerializerMethodField(help_text="When the person reported their transfer.")
     refundedAmount = serializers.IntegerField(source="refunded_amount")
     refundedAt = serializers.SerializerMethodField()
+
+    def get_currency(self, registration: Registration) -> str:
+        return "TWD"
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_reference(self, registration: Registration) -> str | None:
@@ -713,13 +716,16 @@ class TicketTypeOutput(serializers.Serializer):
     identifier = serializers.CharField(read_only=True)
     name = serializers.SerializerMethodField()
     price = serializers.IntegerField(read_only=True, help_text="Integer TWD; 0 is free.")
-    currency = Constant("TWD")
+    currency = serializers.SerializerMethodField(help_text="Always TWD.")
     onSale = serializers.SerializerMethodField(help_text="On sale now (within its sales window).")
     salesStart = serializers.SerializerMethodField()
     salesEnd = serializers.SerializerMethodField()
 
     def get_name(self, spec: Any) -> str:
         return spec.name_in(translation.get_language())
+
+    def get_currency(self, spec: Any) -> str:
+        return "TWD"
 
     def get_onSale(self, spec: Any) -> bool:
         return spec.on_sale(self.context.get("now") or timezone.now())

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.core.validators import RegexValidator
 from drf_spectacular.authentication import SessionScheme
 from drf_spectacular.extensions import (
     OpenApiAuthenticationExtension,
@@ -163,13 +164,14 @@ def body(
     description: str = "",
     *,
     exactly_one: tuple[str, ...] = (),
+    path: tuple[str, ...] = ("event_id",),
 ) -> type[Body]:
-    """The document's view of an input's fields besides the path's event, for a request body or query
-    parameters. The fields are the input's own (copied), so the document cannot drift from what is
-    validated."""
+    """The document's view of an input's fields besides the path's (the event, and any other `path`
+    names), for a request body or query parameters. The fields are the input's own (copied), so the
+    document cannot drift from what is validated."""
     fields = input_class().fields
     declared: dict[str, Any] = {
-        name: copy.deepcopy(field) for name, field in fields.items() if name != "event_id"
+        name: copy.deepcopy(field) for name, field in fields.items() if name not in path
     }
     if not set(exactly_one) <= set(declared):
         raise ValueError(f"{component}: exactly one of {exactly_one}, not all of them are its keys")
@@ -286,6 +288,8 @@ class TextFieldSchema(OpenApiSerializerFieldExtension):
         field = self.target
         if direction != "request" or field.read_only or schema.get("type") != "string" or "pattern" in schema:
             return schema
+        if any(isinstance(validator, RegexValidator) for validator in field.validators):
+            return schema  # its own pattern (an identifier), which drf-spectacular adds after this
         if field.allow_blank:  # drf-spectacular adds the blank as a second choice (`oneOf`)
             schema["pattern"] = f"^[^{_REFUSED}]+$"
             return schema

@@ -600,7 +600,10 @@ class RefundPaymentApi(IdempotentWrites):
         "Record a refund (the event's managers, signed in): who, when, how much",
         parameters=(ATTENDEE_ID,),
         request=schema.body(
-            RefundApiInput, "RefundBody", "`amount`: integer TWD, all that was paid if left out."
+            RefundApiInput,
+            "RefundBody",
+            "`amount`: integer TWD, all that was paid if left out.",
+            path=("event_id", "attendee_id"),
         ),
         description=(
             "The money moves outside the site; this records it, once. Only for a paid registration "

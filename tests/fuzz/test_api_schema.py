@@ -66,6 +66,9 @@ OPERATION_IDS = [
     "update_registration_answers",
     "approve_registration",
     "decline_registration",
+    "report_payment",
+    "confirm_payment",
+    "refund_payment",
 ]
 
 
@@ -130,7 +133,7 @@ def test_api_conforms_to_its_openapi_document(api_schema, operation_strategies, 
 def test_unknown_query_parameter_is_a_documented_400(api_schema, visitors, operation_id):
     """Unknown parameters are refused, never ignored; the refusal is documented (docs/agent-contract.md)."""
     operation = api_schema.find_operation_by_id(operation_id)
-    known = {"event_id": "evt-webmcp-intro", "registration_id": 1}
+    known = {"event_id": "evt-webmcp-intro", "registration_id": 1, "attendee_id": 1}
     path_parameters = {param.name: known[param.name] for param in operation.path_parameters}
     case = operation.Case(path_parameters=path_parameters, query={"unexpected": "1"})
     response = case.call(headers=HEADERS, cookies=visitors["signed-in"])

@@ -81,11 +81,16 @@ def callers(seeded, writes_unthrottled, token_pause_lifted) -> dict[str, tuple[d
     }
 
 
+#: Refusals of a schema-valid body that only the event can foresee: its questions (the `answers` object)
+#: and its ticket types and payment methods are its own, which one document for every event cannot list.
+PER_EVENT = {"ANSWERS_INVALID", "TICKET_TYPE_REQUIRED", "TICKET_TYPE_UNKNOWN", "PAYMENT_METHOD_UNAVAILABLE"}
+
+
 def _checks_for(response) -> list:
-    """Every check, but for answers refused because they name no question of that event: an event's
-    questions are its own, which one document for every event cannot list, so a schema-valid
-    `answers` object may still be refused (400 ANSWERS_INVALID, documented, with each answer's code)."""
-    if response.status_code == 400 and _reason(response) == "ANSWERS_INVALID":
+    """Every check, but for input refused because it does not fit that event: an event's questions,
+    ticket types and payment methods are its own, which one document for every event cannot list, so
+    a schema-valid body may still be refused (400 with the reason, documented, and each field's code)."""
+    if response.status_code == 400 and _reason(response) in PER_EVENT:
         return [check for check in ALL_CHECKS if check.__name__ != "positive_data_acceptance"]
     return ALL_CHECKS
 
