@@ -35,9 +35,11 @@ idempotent), as a real client would. During the traffic these faults follow, in 
 Afterwards, with gunicorn stopped (its graceful stop writes each surviving worker's pending Activity
 rows) and the database up, it checks and exits non-zero on any violation:
 
-- every save and registration answered 2xx is in the database (saved row, confirmed registration);
-- every acknowledged registration has its confirmation e-mail in the outbox (the queued
-  `open_notification` task that names it, one), no person has two confirmed registrations for one
+- every save and registration answered 2xx is in the database (saved row, a registration holding its
+  seat: confirmed, or, on a paid event, waiting for its payment);
+- every acknowledged registration has its first e-mail in the outbox (the queued `open_notification`
+  task that names it, one: the confirmation, or a paid one's payment instructions), no person has two
+  confirmed registrations for one
   event, and every write the run sent that is in the database has its `Activity` row (`OK`, the
   person's, the event's);
 - no answer was a 5xx other than the 503 envelope (`TEMPORARY_FAILURE` / `EVENT_SERVICE_UNAVAILABLE`),
@@ -626,9 +628,9 @@ class Stored:
 
     users: list[int]  # user ids by session index
     saved: set[Pair]
-    registered: Counter[Pair]  # confirmed registrations per person and event
-    registration_ids: dict[Pair, list[int]]  # the confirmed registrations' ids
-    outbox: Counter[int]  # confirmation e-mails queued, by registration id
+    registered: Counter[Pair]  # registrations holding a seat per person and event
+    registration_ids: dict[Pair, list[int]]  # those registrations' ids
+    outbox: Counter[int]  # their first e-mails queued, by registration id
     activity: set[tuple[str, int, str]]  # (action, user id, event) of the writes' OK Activity rows
 
 
@@ -647,7 +649,7 @@ def stored(cluster: Cluster) -> Stored:
         ).fetchall()
         registered = connection.execute(
             "SELECT r.id, r.user_id, e.public_id FROM events_registration r "
-            "JOIN events_event e ON e.id = r.event_id WHERE r.status = 'confirmed'"
+            "JOIN events_event e ON e.id = r.event_id WHERE r.status IN ('confirmed', 'pending_payment')"
         ).fetchall()
         # The outbox is the task backend's table (events/mail/outbox.py): `notify` queues one
         # open_notification task per e-mail, its fields naming the registration.
@@ -656,7 +658,8 @@ def stored(cluster: Cluster) -> Stored:
             "FROM django_tasks_database_dbtaskresult "
             "WHERE task_path IN "
             "('events.mail.outbox.open_notification', 'events.mail.tasks.open_notification') "
-            "AND args_kwargs -> 'args' -> 1 ->> 'kind' = 'registration_confirmed' GROUP BY 1"
+            "AND args_kwargs -> 'args' -> 1 ->> 'kind' IN ('registration_confirmed', 'payment_due') "
+            "GROUP BY 1"
         ).fetchall()
         activity = connection.execute(
             "SELECT a.action, a.user_id, e.public_id FROM events_activity a "
