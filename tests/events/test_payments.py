@@ -522,3 +522,55 @@ def test_reporting_for_a_free_event_is_not_found():
         account_last5="12345",
         paid_on=timezone.localdate(),
     ) == ("PAYMENT_NOT_FOUND")
+
+
+# ── the person's data ────────────────────────────────────────────────────────────────────────
+
+
+def test_deleting_the_account_cancels_a_pending_payment_and_frees_the_seat():
+    from accounts.privacy import delete_account
+
+    event = paid_event(capacity=1)
+    registration = register(person(), event)
+    waiting = person("waiting")
+    WaitlistEntry.objects.create(event=event, user=waiting.user)
+    delete_account(user=registration.user)
+    assert not Registration.objects.filter(pk=registration.pk).exists()
+    assert WaitlistEntry.objects.get(user=waiting.user).status == WaitlistStatus.OFFERED
+    cancelled = Activity.objects.filter(action="cancel_registration", outcome="OK")
+    assert cancelled.count() == 1
+
+
+def test_the_export_has_the_payment_and_the_reported_digits_and_retention_blanks_them(manager, settings):
+    from accounts.privacy import clear_expired_personal_data, export_personal_data
+    from events.models import BankStatementRow
+
+    settings.RETENTION_PAYMENTS_DAYS = 30
+    event = paid_event(capacity=5)
+    registration = register(person(), event)
+    payer = Visitor(user=registration.user)
+    call(
+        "report_payment", payer, event_id=event.public_id, account_last5="13579", paid_on=timezone.localdate()
+    )
+    call(
+        "apply_bank_row",
+        SYSTEM,
+        checksum="retained",
+        amount=600,
+        reference=fresh(registration).payment_reference_text,
+        payer="林小姐",
+        account_last5="13579",
+    )
+    [exported] = export_personal_data(user=registration.user)["registrations"]
+    payment = exported["payment"]
+    assert (payment["amount"], payment["status"], payment["reported_account_last5"]) == (600, "paid", "13579")
+    assert payment["reference"] == fresh(registration).payment_reference_text
+
+    clear_expired_personal_data(now=event.ends_at + timedelta(days=29))
+    assert fresh(registration).reported_last5 == "13579"
+    cleared = clear_expired_personal_data(now=event.ends_at + timedelta(days=31))
+    assert cleared.payer_details == 2
+    after = fresh(registration)
+    assert (after.reported_last5, after.reported_paid_on, after.paid_amount) == ("", None, 600)
+    row = BankStatementRow.objects.get(checksum="retained")
+    assert (row.payer, row.account_last5, row.amount, row.state) == ("", "", 600, "matched")
