@@ -16,7 +16,8 @@ neither a request nor a mode.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,7 @@ from core.envelope import error_envelope, error_headers
 from core.errors import DomainError, InsufficientScope, TemporaryFailure
 from core.inputs import validated_input
 from core.throttling import check_write_rate
-from core.visitors import Mode, Visitor
+from core.visitors import SYSTEM, Mode, Visitor
 from events.contract import (
     AnswersOutput,
     AttendeeRefInput,
@@ -53,6 +54,7 @@ from events.contract import (
     ResendTicketOutput,
     SaveOutput,
     SearchOutput,
+    SessionSavesInput,
     StaffInput,
     StaffRemovalInput,
     UndoCheckInOutput,
@@ -65,7 +67,17 @@ from .errors import EventsTokenRequired
 from .models import PUBLIC_ID_PATTERN
 from .questions import form_of
 from .scopes import CHECKIN_WRITE, READ, REGISTRATIONS_WRITE, SAVED_WRITE
-from .services import approval, calendar, door, organiser, registrations, saves, staff, waitlist
+from .services import (
+    approval,
+    calendar,
+    door,
+    organiser,
+    registrations,
+    reminders,
+    saves,
+    staff,
+    waitlist,
+)
 from .services.answers import validate_answers
 
 if TYPE_CHECKING:
@@ -518,7 +530,64 @@ ACTIONS = _rows(
     # Approval (an event that requires it): its managers, in the admin and the API (signed in).
     Action("approve_registration", approval.approve_registration, RegistrationRefInput, DecisionOutput, None),
     Action("decline_registration", approval.decline_registration, RegistrationRefInput, DecisionOutput, None),
+    # The sign-in: the anonymous session's saves join the account (`accounts.signals`); no token may.
+    Action("merge_saved_events", saves.merge_saved_events, SessionSavesInput, None, None),
+    # The worker's own work, performed by the declared system actor (`system_caller`): reminders due.
+    # (Its waiting-list sweeps perform `offer_free_seats`.)
+    Action("send_reminders", reminders.send_reminders, EventRefInput, None, None),
 )
+
+
+# ── The declared system actor, and the writes of other apps' use cases ─────────────────────────
+
+
+def system_caller(client: str) -> Caller:
+    """The site acting on its own (the worker's tasks): the declared system actor `core.visitors.SYSTEM`
+    through the channel `system`, the task named as the row's `client`. The rows that allow it say so
+    (`offer_free_seats`, `send_reminders`)."""
+    return Caller(visitor=SYSTEM, channel=Mode.SYSTEM, client=client)
+
+
+#: The writes of the domain's rows made by another app's use case, each under `recorded_write` with its
+#: own Activity row (events knows nothing of accounts, so these cannot be rows of the table above).
+DECLARED_WRITES = {
+    "delete_account": "accounts.privacy.delete_account: the person's own rows go with their account",
+    "clear_expired_personal_data": "accounts.privacy: the retention sweep empties answers and addresses",
+}
+
+
+@dataclass
+class Recorded:
+    """What a `recorded_write` block says about its write: the Activity row's outcome and event;
+    `changed=False`: it wrote nothing, so no row (a sweep that found nothing to do)."""
+
+    outcome: str = "OK"
+    event: int | None = None
+    changed: bool = True
+
+
+@contextmanager
+def recorded_write(name: str, caller: Caller) -> Iterator[Recorded]:
+    """A declared write path (`DECLARED_WRITES`): the block's writes and its one Activity row commit in
+    one transaction, as `perform`'s do; a block that raises leaves neither. For another app's use case
+    that changes the domain's rows; tests/events/test_writes_through_rows.py finds every other write."""
+    if name not in DECLARED_WRITES or name in ACTIONS:
+        raise ValueError(f"{name} is not a declared write")
+    record = Recorded()
+    with transaction.atomic():
+        yield record
+        if record.changed:
+            activity.record_write(
+                action=name,
+                mode=caller.channel,
+                outcome=record.outcome,
+                visitor=caller.visitor,
+                event=record.event,
+                client=caller.client,
+                claimed_mode=caller.claimed,
+            )
+    if record.changed:
+        activity.written()
 
 
 def call(name: str, *, visitor: Visitor, channel: Mode | str, **data: Any) -> Any:

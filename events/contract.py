@@ -124,6 +124,13 @@ class EventEditInput(serializers.Serializer):
     changes = serializers.DictField()
 
 
+class SessionSavesInput(serializers.Serializer):
+    """The anonymous session's token whose saves join the account signed in to (the sign-in itself,
+    never a tool's input: the token is a credential and reaches no result or row)."""
+
+    token = serializers.CharField(max_length=64)
+
+
 class NoInput(serializers.Serializer):
     """For endpoints that take no parameters: anything given is an unknown parameter."""
 

@@ -22,7 +22,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from core.errors import DomainError
-from core.visitors import Mode, Visitor
+from core.visitors import SYSTEM, Mode, Visitor
 from events import actions
 from events.choices import EventStatus, NotificationStatus, StaffRole, WaitlistStatus
 from events.models import (
@@ -269,6 +269,24 @@ def decline_registration() -> Write:
     return Write(Visitor(user=_organiser()), data, lambda: _registrations(person), event)
 
 
+def merge_saved_events() -> Write:
+    person, event = _person("signing-in"), EventFactory()
+    SavedEvent.objects.create(event=event, visitor_token="session-token-0001")
+    return Write(
+        Visitor(user=person),
+        {"token": "session-token-0001"},
+        lambda: list(SavedEvent.objects.filter(user=person).values_list("event_id", flat=True)),
+        None,
+    )
+
+
+def send_reminders() -> Write:
+    """The worker's run, as the declared system actor: a confirmed attendee's reminder is due."""
+    event = EventFactory(capacity=10, starts_at=timezone.now() + timedelta(hours=2))
+    _call("register_event", _person("reminded"), event_id=event.public_id)
+    return Write(SYSTEM, {"event_id": event.public_id}, lambda: DBTaskResult.objects.count(), event)
+
+
 #: Each kind of write, by its action's name (a waiting list's claim is a registration).
 WRITES: dict[str, tuple[str, Callable[[], Write]]] = {
     "save_event": ("save_event", save_event),
@@ -294,6 +312,8 @@ WRITES: dict[str, tuple[str, Callable[[], Write]]] = {
     "add_event_staff": ("add_event_staff", add_event_staff),
     "remove_event_staff": ("remove_event_staff", remove_event_staff),
     "reset_calendar_feed": ("reset_calendar_feed", reset_calendar_feed),
+    "merge_saved_events": ("merge_saved_events", merge_saved_events),
+    "send_reminders": ("send_reminders", send_reminders),
 }
 
 
@@ -348,7 +368,8 @@ def test_a_write_commits_its_one_activity_row_with_it_and_the_row_is_counted(cas
         performed.outcome,
         "Claude (claude.ai)",
     )
-    assert row.event_id == (write.event.pk if write.event else None) and row.user_id == write.visitor.user.pk
+    user_id = write.visitor.user.pk if write.visitor.user else None  # None: the site itself
+    assert row.event_id == (write.event.pk if write.event else None) and row.user_id == user_id
     assert row.counted and _counts_equal_rows()
 
 
