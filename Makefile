@@ -225,4 +225,4 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .import_linter_cache db.sqlite3
+	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .import_linter_cache db.sqlite3 .test-db-templates
