@@ -55,6 +55,8 @@ from events.contract import (
     SaveOutput,
     SearchOutput,
     SessionSavesInput,
+    StaffAnswersInput,
+    StaffAnswersOutput,
     StaffInput,
     StaffRemovalInput,
     UndoCheckInOutput,
@@ -66,7 +68,7 @@ from . import activity, policies, selectors
 from .errors import EventsTokenRequired
 from .models import PUBLIC_ID_PATTERN
 from .questions import form_of
-from .scopes import CHECKIN_WRITE, READ, REGISTRATIONS_WRITE, SAVED_WRITE
+from .scopes import CHECKIN_WRITE, READ, REGISTRATIONS_MANAGE, REGISTRATIONS_WRITE, SAVED_WRITE
 from .services import (
     approval,
     calendar,
@@ -527,9 +529,29 @@ ACTIONS = _rows(
     Action("remove_event_staff", staff.remove_event_staff, StaffRemovalInput, None, None),
     # A person's own calendar address (the button on My events); no token may.
     Action("reset_calendar_feed", calendar.reset_calendar_feed, NoInput, None, None),
-    # Approval (an event that requires it): its managers, in the admin and the API (signed in).
-    Action("approve_registration", approval.approve_registration, RegistrationRefInput, DecisionOutput, None),
-    Action("decline_registration", approval.decline_registration, RegistrationRefInput, DecisionOutput, None),
+    # The event's managers on its registrations, in the admin and the API (a session, or a token with
+    # `registrations:manage`): approval (an event that requires it), and their own questions' answers.
+    Action(
+        "approve_registration",
+        approval.approve_registration,
+        RegistrationRefInput,
+        DecisionOutput,
+        REGISTRATIONS_MANAGE,
+    ),
+    Action(
+        "decline_registration",
+        approval.decline_registration,
+        RegistrationRefInput,
+        DecisionOutput,
+        REGISTRATIONS_MANAGE,
+    ),
+    Action(
+        "update_staff_answers",
+        registrations.update_staff_answers,
+        StaffAnswersInput,
+        StaffAnswersOutput,
+        REGISTRATIONS_MANAGE,
+    ),
     # The sign-in: the anonymous session's saves join the account (`accounts.signals`); no token may.
     Action("merge_saved_events", saves.merge_saved_events, SessionSavesInput, None, None),
     # The worker's own work, performed by the declared system actor (`system_caller`): reminders due.

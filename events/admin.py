@@ -21,7 +21,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Exists, OuterRef, Prefetch, QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import Http404, HttpRequest, HttpResponse
-from django.urls import reverse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils import formats, timezone, translation
 from django.utils.functional import lazy
 from django.utils.html import format_html, format_html_join
@@ -35,6 +37,7 @@ from core.visitors import Mode
 from . import policies
 from .actions import ACTIONS, Caller, Performed, perform
 from .choices import NotificationStatus, RegistrationStatus
+from .forms import answer_fields, answers_from_post
 from .models import (
     MAX_OPTIONS,
     MAX_QUESTIONS,
@@ -273,14 +276,8 @@ class QuestionFormSet(BaseInlineFormSet):
         if len(kept) > MAX_QUESTIONS:
             raise ValidationError(_("An event asks at most %(count)d questions.") % {"count": MAX_QUESTIONS})
         for form in self.deleted_forms:
-            if form.instance.pk is not None and form.instance.has_answers():
-                raise ValidationError(
-                    _(
-                        "People have answered “%(question)s”: it cannot be deleted (their answers would lose "
-                        "their question)."
-                    )
-                    % {"question": form.instance.identifier}
-                )
+            if refusal := form.instance.change_refusal(deleted=True):  # policies.question_change_refusal
+                raise ValidationError(refusal)
 
 
 class QuestionInline(admin.TabularInline):
@@ -324,11 +321,8 @@ class OptionFormSet(BaseInlineFormSet):
             raise ValidationError(_("A question offers at most %(count)d options.") % {"count": MAX_OPTIONS})
         chosen = self.instance.answered_values() if self.instance.pk is not None else set()
         for form in self.deleted_forms:
-            if form.instance.pk is not None and form.instance.identifier in chosen:
-                raise ValidationError(
-                    _("Someone chose “%(option)s”: it cannot be deleted, only hidden (tick “hidden”).")
-                    % {"option": form.instance.identifier}
-                )
+            if refusal := form.instance.deletion_refusal(chosen):  # policies.option_deletion_refusal
+                raise ValidationError(refusal)
 
 
 class OptionInline(admin.TabularInline):
@@ -717,6 +711,7 @@ class RegistrationAdmin(CheckInColumns, EventScopedAdmin, ReadOnlyAdmin):
         "event",
         "status",
         "answers_given",
+        "organisers_answers",
         "ticket_issued_at",
         "checked_in",
         "checked_in_at",
@@ -747,6 +742,53 @@ class RegistrationAdmin(CheckInColumns, EventScopedAdmin, ReadOnlyAdmin):
         """Every answer, the organisers' own included, each under the question it answered."""
         shown = shown_answers(registration, translation.get_language(), staff=True)
         return format_html_join(mark_safe("<br>"), "{}: {}", ((a.label, a.value) for a in shown)) or "—"
+
+    @admin.display(description=_("organisers' answers"))
+    def organisers_answers(self, registration: Registration) -> str:
+        """Where the event's managers fill in their own questions (none: nothing to fill)."""
+        if not any(q.staff_only for q in form_of(registration.event.question_form)):
+            return "—"
+        url = reverse("admin:events_registration_staff_answers", args=[registration.pk])
+        return format_html('<a href="{}">{}</a>', url, _("Fill in the organisers' questions"))
+
+    def get_urls(self):
+        staff_answers = self.admin_site.admin_view(self.staff_answers_view)
+        return [
+            path("<path:object_id>/staff-answers/", staff_answers, name="events_registration_staff_answers"),
+            *super().get_urls(),
+        ]
+
+    def staff_answers_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """The organisers-only questions of one registration's event, filled in by its managers through
+        `update_staff_answers` (its Activity row, channel admin); the person never sees them."""
+        registration = self.get_object(request, object_id)
+        if registration is None or not self.has_view_permission(request, registration):
+            raise Http404()
+        questions = tuple(q for q in form_of(registration.event.question_form) if q.staff_only)
+        values = {key: answer.get("value") for key, answer in (registration.answers or {}).items()}
+        errors = None
+        if request.method == "POST":
+            answers = answers_from_post(questions, request.POST)
+            data = {"registration_id": registration.pk, "answers": answers}
+            performed = _perform(request, "update_staff_answers", data)
+            if performed.error is None:
+                self.message_user(request, _("The organisers' answers are saved."), messages.SUCCESS)
+                return redirect(reverse("admin:events_registration_change", args=[registration.pk]))
+            errors = performed.error.extra.get("fields")
+            if not errors:
+                messages.error(request, f"{performed.error.reason}: {performed.error.message}")
+            values = {**values, **answers}
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Organisers' answers"),
+            "subtitle": str(registration),
+            "opts": self.model._meta,
+            "original": registration,
+            "answer_fields": answer_fields(
+                questions, values, errors=errors, language=translation.get_language()
+            ),
+        }
+        return TemplateResponse(request, "admin/events/registration/staff_answers.html", context)
 
     @admin.action(description=_("Approve selected registrations"), permissions=["decide"])
     def approve_registrations(self, request: HttpRequest, queryset: QuerySet[Registration]) -> None:

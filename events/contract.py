@@ -96,6 +96,19 @@ class RegistrationRefInput(serializers.Serializer):
     registration_id = serializers.IntegerField(min_value=1)
 
 
+class StaffAnswersBodyInput(serializers.Serializer):
+    """The organisers' own answers (the event's organisers-only questions), as a request body."""
+
+    answers = serializers.DictField(
+        validators=[_few_answers],
+        help_text="Answers to the event's organisers-only questions, keyed by question identifier.",
+    )
+
+
+class StaffAnswersInput(RegistrationRefInput, StaffAnswersBodyInput):
+    """The organisers' own answers to one registration (`update_staff_answers`)."""
+
+
 class StaffInput(EventRefInput):
     """A person for an event's team, by username, and their role (the admin's team, the command)."""
 
@@ -576,6 +589,15 @@ class AnswersOutput(_Written):
     were already these."""
 
     registration = RegistrationSerializer(read_only=True)
+    changed = serializers.BooleanField(read_only=True)
+
+
+class StaffAnswersOutput(_Written):
+    """`update_staff_answers`: the registration's answers now, the organisers' own included (the
+    manager's view; the person's own results never carry those); `changed` false when already these."""
+
+    registrationId = serializers.IntegerField(source="registration.pk", read_only=True)
+    answers = serializers.DictField(source="registration.answers", read_only=True)
     changed = serializers.BooleanField(read_only=True)
 
 

@@ -29,6 +29,11 @@ urlpatterns = [
         views.DeclineRegistrationApi.as_view(),
         name="api-decline-registration",
     ),
+    path(
+        "registrations/<int:registration_id>/staff-answers",
+        views.StaffAnswersApi.as_view(),
+        name="api-update-staff-answers",
+    ),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", docs_view, name="api-docs"),
 ]

@@ -269,6 +269,16 @@ def decline_registration() -> Write:
     return Write(Visitor(user=_organiser()), data, lambda: _registrations(person), event)
 
 
+def update_staff_answers() -> Write:
+    person, event = _person("annotated"), EventFactory(capacity=10)
+    QuestionFactory(event=event, identifier="seat_row", staff_only=True)
+    _call("register_event", person, event_id=event.public_id)
+    data = {"registration_id": Registration.objects.get(user=person).pk, "answers": {"seat_row": "front"}}
+    return Write(
+        Visitor(user=_organiser()), data, lambda: Registration.objects.get(user=person).answers, event
+    )
+
+
 def merge_saved_events() -> Write:
     person, event = _person("signing-in"), EventFactory()
     SavedEvent.objects.create(event=event, visitor_token="session-token-0001")
@@ -312,6 +322,7 @@ WRITES: dict[str, tuple[str, Callable[[], Write]]] = {
     "add_event_staff": ("add_event_staff", add_event_staff),
     "remove_event_staff": ("remove_event_staff", remove_event_staff),
     "reset_calendar_feed": ("reset_calendar_feed", reset_calendar_feed),
+    "update_staff_answers": ("update_staff_answers", update_staff_answers),
     "merge_saved_events": ("merge_saved_events", merge_saved_events),
     "send_reminders": ("send_reminders", send_reminders),
 }

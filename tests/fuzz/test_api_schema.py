@@ -66,6 +66,7 @@ OPERATION_IDS = [
     "update_registration_answers",
     "approve_registration",
     "decline_registration",
+    "update_staff_answers",
 ]
 
 
