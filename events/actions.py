@@ -570,11 +570,13 @@ def system_caller(client: str) -> Caller:
     return Caller(visitor=SYSTEM, channel=Mode.SYSTEM, client=client)
 
 
-#: The writes of the domain's rows made by another app's use case, each under `recorded_write` with its
-#: own Activity row (events knows nothing of accounts, so these cannot be rows of the table above).
+#: The writes of the domain's rows that are not a row of the table above, each under `recorded_write`
+#: with its own Activity row: another app's use case (events knows nothing of accounts), and the
+#: admin's question forms (Django's formsets save an event's questions and their options).
 DECLARED_WRITES = {
     "delete_account": "accounts.privacy.delete_account: the person's own rows go with their account",
     "clear_expired_personal_data": "accounts.privacy: the retention sweep empties answers and addresses",
+    "edit_questions": "events.admin: an event's questions and options (policies.question_change_refusal)",
 }
 
 
@@ -591,8 +593,8 @@ class Recorded:
 @contextmanager
 def recorded_write(name: str, caller: Caller) -> Iterator[Recorded]:
     """A declared write path (`DECLARED_WRITES`): the block's writes and its one Activity row commit in
-    one transaction, as `perform`'s do; a block that raises leaves neither. For another app's use case
-    that changes the domain's rows; tests/events/test_writes_through_rows.py finds every other write."""
+    one transaction, as `perform`'s do; a block that raises leaves neither. For a write of the domain's
+    rows that is not an action row; tests/events/test_writes_through_rows.py finds every other write."""
     if name not in DECLARED_WRITES or name in ACTIONS:
         raise ValueError(f"{name} is not a declared write")
     record = Recorded()

@@ -35,7 +35,7 @@ from core import csvsafe
 from core.visitors import Mode
 
 from . import policies
-from .actions import ACTIONS, Caller, Performed, perform
+from .actions import ACTIONS, Caller, Performed, perform, recorded_write
 from .choices import NotificationStatus, RegistrationStatus
 from .forms import answer_fields, answers_from_post
 from .models import (
@@ -341,6 +341,7 @@ class QuestionAdmin(EventScopedAdmin):
     list_display = ["identifier", "event", "kind", "required", "staff_only", "show_at_door"]
     list_filter = [("event", admin.RelatedOnlyFieldListFilter), "kind"]
     list_select_related = ["event"]
+    actions = None  # no bulk delete: one question at a time, each asked whether it was answered
     inlines = [OptionInline]
     fieldsets = [
         (None, {"fields": ["event", "position", "identifier", "kind", "required"]}),
@@ -357,6 +358,28 @@ class QuestionAdmin(EventScopedAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Question | None = None) -> list[str]:
         return ["event"] if obj is not None else []
+
+    def has_delete_permission(self, request: HttpRequest, obj: Question | None = None) -> bool:
+        """An answered question stays (`policies.question_change_refusal`); the event's page says why."""
+        if obj is not None and obj.change_refusal(deleted=True):
+            return False
+        return super().has_delete_permission(request, obj)
+
+    # Each save is the declared write `edit_questions`, with its Activity row (channel admin).
+    def save_model(self, request: HttpRequest, obj: Question, form, change: bool) -> None:
+        with recorded_write("edit_questions", _caller(request)) as record:
+            record.event = obj.event_id
+            super().save_model(request, obj, form, change)
+
+    def save_formset(self, request: HttpRequest, form, formset, change: bool) -> None:
+        with recorded_write("edit_questions", _caller(request)) as record:
+            record.event, record.changed = form.instance.event_id, formset.has_changed()
+            super().save_formset(request, form, formset, change)
+
+    def delete_model(self, request: HttpRequest, obj: Question) -> None:
+        with recorded_write("edit_questions", _caller(request)) as record:
+            record.event = obj.event_id
+            super().delete_model(request, obj)
 
 
 class EventStaffInline(admin.TabularInline):
@@ -448,9 +471,14 @@ class EventAdmin(EventScopedAdmin):
     def save_formset(self, request: HttpRequest, form, formset, change: bool) -> None:
         """The team's rows are changed by their actions, each with its Activity row: a person taken
         off (or replaced in a row) by `remove_event_staff`, a person added or given a new role by
-        `add_event_staff`, which also give or take the admin's access. The other inlines are read-only."""
+        `add_event_staff`, which also give or take the admin's access. The questions are the declared
+        write `edit_questions` (their rules: `policies.question_change_refusal`), with its Activity row;
+        the other inlines are read-only (nothing to save, no row)."""
         if formset.model is not EventStaff:
-            super().save_formset(request, form, formset, change)
+            with recorded_write("edit_questions", _caller(request)) as record:
+                record.event = form.instance.pk
+                record.changed = formset.model is Question and formset.has_changed()
+                super().save_formset(request, form, formset, change)
             return
         formset.save(commit=False)  # sorts the rows into new, changed and deleted; saves nothing
         event_id = form.instance.public_id
@@ -628,10 +656,13 @@ def _question_columns(registrations: list[Registration]) -> list[str]:
     return list(columns)
 
 
-def _perform(request: HttpRequest, name: str, data: dict[str, object]) -> Performed:
+def _caller(request: HttpRequest) -> Caller:
     # The admin site lets in only signed-in staff.
-    caller = Caller(visitor=request.visitor, channel=Mode.ADMIN)  # type: ignore[attr-defined]
-    return perform(ACTIONS[name], caller, data)
+    return Caller(visitor=request.visitor, channel=Mode.ADMIN)  # type: ignore[attr-defined]
+
+
+def _perform(request: HttpRequest, name: str, data: dict[str, object]) -> Performed:
+    return perform(ACTIONS[name], _caller(request), data)
 
 
 def _tell_done(

@@ -233,3 +233,28 @@ def test_the_question_rules_are_one_policy():
     assert question_change_refusal(answered=False, kind_changed=True, deleted=True) is None
     assert question_change_refusal(answered=True, kind_changed=False, deleted=False) is None
     assert option_deletion_refusal(chosen=False) is None
+
+
+def test_the_admins_question_edits_leave_their_activity_row_and_an_answered_question_stays(admin_client):
+    event = EventFactory()
+    rows = [
+        {
+            "position": "1",
+            "identifier": "company",
+            "label_en": "Company",
+            "label_zh_hant": "公司",
+            "kind": "text",
+        }
+    ]
+    url, data = change_form(admin_client, event, **question_rows("questions", rows))
+    assert admin_client.post(url, data).status_code == 302
+    [row] = Activity.objects.filter(action="edit_questions")
+    assert (row.mode, row.outcome, row.event_id) == ("admin", "OK", event.pk)
+    question = event.questions.get()
+    person = Visitor(user=UserFactory())
+    actions.call(
+        "register_event", visitor=person, channel="ui", event_id=event.public_id, answers={"company": "ACME"}
+    )
+    delete = reverse("admin:events_question_delete", args=[question.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+    assert event.questions.count() == 1
