@@ -115,8 +115,11 @@ test: messages chromium nginx lighthouse/node_modules mcp-judges/node_modules $(
 # the outside judges, the fuzzers, the fault runs and the slow end-to-end runs; no Chromium or Node.js
 # needed. `make test` runs those too.
 FAST = not (browser or judges or fuzz or faults or slow)
+# Folders with no test of the quick loop are not even collected: importing them (Playwright,
+# schemathesis) cost each worker seconds. tests/test_kinds.py keeps them so.
+FAST_SKIPS = --ignore=tests/browser --ignore=tests/fuzz
 test-fast: messages nginx
-	$(call PYTEST,$(XDIST) -m "$(FAST)" $(PYTEST_ARGS))
+	$(call PYTEST,$(XDIST) -m "$(FAST)" $(FAST_SKIPS) $(PYTEST_ARGS))
 
 # Known vulnerabilities of the locked dependencies (PyPI's advisories, npm audit); see harness/audit.py.
 audit: install
