@@ -14,8 +14,8 @@ from django.templatetags.static import static
 from django.utils.html import format_html, json_script
 from django.utils.safestring import SafeString
 
-from webmcp import registry as registry_module
-from webmcp.registry import ToolContext
+from django_webmcp import registry as registry_module
+from django_webmcp.registry import ToolContext
 
 register = template.Library()
 

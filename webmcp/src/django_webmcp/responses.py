@@ -19,8 +19,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.utils.html import json_script
 
-from webmcp.http import same_site_path
-from webmcp.registry import PAGE_HEADER, RESULT_ELEMENT_ID, TOOL_HEADER, TOOL_NAME_PATTERN
+from django_webmcp.http import same_site_path
+from django_webmcp.registry import PAGE_HEADER, RESULT_ELEMENT_ID, TOOL_HEADER, TOOL_NAME_PATTERN
 
 
 def tool_call(request: HttpRequest) -> str | None:

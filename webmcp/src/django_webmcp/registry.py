@@ -3,13 +3,14 @@
 Apps declare their tools in a `tools.py` module, autodiscovered at start-up. Everything else is
 derived from those declarations, so no second description can drift out of sync:
 
-- the input schema, generated from the serializer the API validates with (`webmcp.schema`);
+- the input schema, generated from the serializer or form the server validates with, or given as a
+  plain JSON Schema (`django_webmcp.schema`); the output schema from the output serializer;
 - the catalogue of a route (what an eval runner or a reviewer reads);
 - the manifest of one request (what the browser runtime registers, filtered by `when` predicates);
 - the fingerprint that ties a trace or an eval report to the exact tool set that produced it.
 
 The registry fails fast: a duplicate name raises at registration, everything else is reported by the
-system checks in `webmcp.checks` before the server starts.
+system checks in `django_webmcp.checks` before the server starts.
 """
 
 from __future__ import annotations
@@ -18,19 +19,18 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
-from rest_framework.serializers import Serializer
 
-from webmcp.routing import url_template
-from webmcp.schema import empty_object_schema, input_schema
+from django_webmcp.conf import setting
+from django_webmcp.routing import url_template
+from django_webmcp.schema import empty_object_schema, input_schema, output_schema
 
 TOOL_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,128}")  # what Chromium accepts (use fullmatch)
 METHODS = ("GET", "POST", "PUT", "DELETE")
@@ -169,9 +169,11 @@ class ToolDeclaration:
 
     name: str
     description: str
-    input_serializer: type[Serializer] | None
+    #: What the tool takes: a DRF serializer class (the `[drf]` extra), a Django form class, or a JSON
+    #: Schema dict (an object schema; the endpoint then validates the input itself); None: nothing.
+    input_serializer: Any = field(hash=False)
     #: URL name the browser runtime calls: one request per call. A page route answers a tool call with
-    #: its refreshed region and the result (`webmcp.responses`); a JSON endpoint with the result only.
+    #: its refreshed region and the result (`django_webmcp.responses`); a JSON endpoint with the result only.
     endpoint: str
     method: str  # GET | POST | PUT | DELETE
     exposures: tuple[Exposure, ...]
@@ -180,11 +182,11 @@ class ToolDeclaration:
     untrusted_content: bool = False
     consequential: bool = False
     title: str = ""
-    #: MCP's hints (webmcp/mcp.py): may it undo something the person has (a registration, a held seat)?
+    #: MCP's hints (django_webmcp.mcp): may it undo something the person has (a registration, a held seat)?
     #: Does calling it twice with the same input change nothing more than once?
     destructive: bool = False
     idempotent: bool = False
-    #: Over MCP (webmcp/mcp.py): the OAuth scope a call needs, and whether it needs a signed-in person
+    #: Over MCP (django_webmcp.mcp): the OAuth scope a call needs, and whether it needs a signed-in person
     #: at all (False: anonymous clients may call it, a token only adds who is asking).
     auth_scope: str = ""
     auth_required: bool = False
@@ -194,6 +196,12 @@ class ToolDeclaration:
     #: own data, never from text its users wrote (`check_route_schema` refuses a schema with text an
     #: agent would read as ours: titles, descriptions, examples).
     route_schema: Callable[[ToolContext], dict[str, Any] | None] | None = None
+    #: What the tool answers on success: a DRF serializer class or a JSON Schema dict. Sent over MCP as
+    #: `outputSchema` (always), and to browsers that read `outputSchema` in `registerTool`.
+    output_serializer: Any = field(default=None, hash=False)
+    #: The draft's `debugging` annotation: a tool for the page's developers, not for agents at work.
+    #: Not listed over MCP unless WEBMCP_MCP_DEBUGGING_TOOLS is on.
+    debugging: bool = False
 
     def __post_init__(self) -> None:
         # Accept a list for convenience but keep the declaration immutable and hashable.
@@ -201,17 +209,18 @@ class ToolDeclaration:
 
     @property
     def annotations(self) -> dict[str, bool]:
-        """The true hints only, spelled as the browser understands them."""
-        hints = {
-            "readOnlyHint": self.read_only,
-            "untrustedContentHint": self.untrusted_content,
-            "consequentialHint": self.consequential,
-        }
-        return {key: True for key, value in hints.items() if value}
+        """The true hints only, spelled as the browser understands them (`django_webmcp.annotations`)."""
+        from django_webmcp.annotations import webmcp_annotations  # noqa: PLC0415 (circular: annotations ↔ registry)
+
+        return webmcp_annotations(self)
 
     def input_schema(self) -> dict[str, Any]:
-        """The schema of the full input, as the serializer validates it."""
+        """The schema of the full input, as the serializer (or form) validates it."""
         return input_schema(self.input_serializer)
+
+    def output_schema(self) -> dict[str, Any] | None:
+        """The schema of a successful answer, from `output_serializer`; None when none is declared."""
+        return output_schema(self.output_serializer)
 
     def schema_for(self, binding: Binding, context: ToolContext | None = None) -> dict[str, Any]:
         """The input an agent gives through `binding`: a route-bound tool takes nothing, its one
@@ -269,7 +278,7 @@ class AmbiguousExposureError(RegistryError):
 
 def error_reasons() -> dict[str, str]:
     """The reasons the runtime uses for errors it produces itself, after project overrides."""
-    return {**DEFAULT_REASONS, **getattr(settings, "WEBMCP_REASONS", {})}
+    return {**DEFAULT_REASONS, **setting("WEBMCP_REASONS")}
 
 
 def _json_value(value: Any) -> Any:
@@ -353,6 +362,9 @@ class Registry:
             }
             if tool.annotations:
                 entry["annotations"] = tool.annotations
+            output = tool.output_schema()
+            if output is not None:
+                entry["outputSchema"] = output
             entries.append(entry)
         return {"tools": entries}
 
@@ -390,6 +402,10 @@ class Registry:
                         "exposures": sorted(exposures, key=_canonical_json),
                     }
                 )
+                # Added only when declared, so a tool set without outputs keeps its fingerprint.
+                output = tool.output_schema()
+                if output is not None:
+                    tools[-1]["outputSchema"] = output
         return {"tools": tools}
 
     def fingerprint(self) -> str:
@@ -425,6 +441,9 @@ class Registry:
         entry["inputSchema"] = tool.schema_for(exposure.binding, context)
         if tool.annotations:
             entry["annotations"] = tool.annotations
+        output = tool.output_schema()
+        if output is not None:
+            entry["outputSchema"] = output  # registered only where the browser reads it (webmcp.js)
         entry["binding"] = exposure.binding.value
         entry["method"] = tool.method
         entry["endpoint"] = url_template(tool.endpoint)

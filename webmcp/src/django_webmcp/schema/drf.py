@@ -1,4 +1,5 @@
-"""JSON Schema for a tool's input, derived from the DRF serializer that validates it.
+"""JSON Schema for a tool's input and output, derived from the DRF serializers that validate and render
+them (the `[drf]` extra).
 
 The schema an agent sees and the validation the server applies must never drift apart, so the schema
 is generated from the serializer, never written by hand: change a field and the schema follows.
@@ -16,22 +17,7 @@ from typing import Any, cast
 from django.core.validators import RegexValidator, URLValidator
 from rest_framework import serializers
 
-
-class SchemaGenerationError(ValueError):
-    """A serializer field has no faithful JSON Schema; names the serializer and the field."""
-
-    def __init__(self, serializer_class: type, field_name: str, problem: str) -> None:
-        self.serializer_class = serializer_class
-        self.field_name = field_name
-        super().__init__(
-            f"Cannot generate a JSON Schema for {serializer_class.__name__}.{field_name}: {problem}"
-        )
-
-
-def empty_object_schema() -> dict[str, Any]:
-    """The schema of a tool that takes no input, such as a route-bound tool whose one parameter comes
-    from the page's URL. A fresh dict each time, so no caller can change another's schema."""
-    return {"type": "object", "properties": {}, "additionalProperties": False}
+from django_webmcp.schema.errors import SchemaGenerationError, empty_object_schema
 
 
 def input_schema(serializer_class: type[serializers.Serializer] | None) -> dict[str, Any]:
@@ -183,3 +169,73 @@ _BUILDERS: dict[type[serializers.Field], Callable[[type, str, Any], dict[str, An
     serializers.BooleanField: _boolean_schema,
     serializers.DictField: _object_schema,
 }
+
+
+# ── output: what a serializer renders ──────────────────────────────────────────────────────────
+
+
+def output_schema(serializer_class: type[serializers.BaseSerializer]) -> dict[str, Any]:
+    """Describe what `serializer_class` renders as a JSON Schema object (MCP's `outputSchema`).
+
+    Every readable field is described; a field whose rendering this module cannot know (a method
+    field, a custom field) is `{}`, any value, which is true rather than a guess. No key is marked
+    required and extra keys are allowed: a serializer's `to_representation` may leave some out or add
+    some, and an output schema must never reject what the tool really answers.
+    """
+    serializer = serializer_class()
+    return _rendered(serializer, set())
+
+
+def _rendered(field: Any, seen: set[type]) -> dict[str, Any]:
+    if isinstance(field, serializers.ListSerializer):
+        schema: dict[str, Any] = {"type": "array", "items": _rendered(field.child, seen)}
+    elif isinstance(field, serializers.Serializer):
+        kind = type(field)
+        if kind in seen:  # a recursive serializer: say "an object", do not loop
+            schema = {"type": "object"}
+        else:
+            properties = {
+                name: _rendered(child, seen | {kind})
+                for name, child in field.fields.items()
+                if not child.write_only
+            }
+            schema = {"type": "object", "properties": properties}
+    elif isinstance(field, serializers.ListField):
+        schema = {"type": "array", "items": _rendered(field.child, seen)}
+    else:
+        schema = _rendered_value(field)
+    if getattr(field, "allow_null", False) and "type" in schema:
+        schema["type"] = [schema["type"], "null"]
+    help_text = getattr(field, "help_text", None)
+    if help_text:
+        schema["description"] = str(help_text)
+    return schema
+
+
+_RENDERED_FORMATS: tuple[tuple[type[serializers.Field], dict[str, Any]], ...] = (
+    (serializers.DateTimeField, {"type": "string", "format": "date-time"}),
+    (serializers.DateField, {"type": "string", "format": "date"}),
+    (serializers.TimeField, {"type": "string", "format": "time"}),
+    (serializers.DurationField, {"type": "string"}),
+    (serializers.EmailField, {"type": "string", "format": "email"}),
+    (serializers.URLField, {"type": "string", "format": "uri"}),
+    (serializers.UUIDField, {"type": "string", "format": "uuid"}),
+    (serializers.BooleanField, {"type": "boolean"}),
+    (serializers.IntegerField, {"type": "integer"}),
+    (serializers.FloatField, {"type": "number"}),
+    (serializers.DictField, {"type": "object"}),
+)
+
+
+def _rendered_value(field: Any) -> dict[str, Any]:
+    if isinstance(field, serializers.ChoiceField):
+        return {"enum": list(field.choices)}
+    if isinstance(field, serializers.DecimalField):
+        as_text = field.coerce_to_string
+        return {"type": "string"} if as_text else {"type": "number"}
+    for kind, schema in _RENDERED_FORMATS:
+        if isinstance(field, kind):
+            return dict(schema)
+    if isinstance(field, serializers.CharField):
+        return {"type": "string"}
+    return {}

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import Resolver404, resolve
 
-from webmcp import registry as registry_module
+from django_webmcp import registry as registry_module
 
 
 class Command(BaseCommand):

@@ -28,7 +28,6 @@ from typing import Any
 import anyio
 import mcp.types as types
 from asgiref.sync import sync_to_async
-from django.conf import settings
 from django.core import signing
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
@@ -40,6 +39,8 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
+from .annotations import mcp_annotations, mcp_meta
+from .conf import setting
 from .registry import ToolDeclaration, registry
 
 #: The MCP server's name (its `serverInfo`, and the audience of its confirmations) when the project's
@@ -135,24 +136,26 @@ _current: contextvars.ContextVar[_Request | None] = contextvars.ContextVar("webm
 
 def mcp_tool(declaration: ToolDeclaration) -> types.Tool:
     """The MCP description of a declared tool: the same words and schema as the browser gets."""
-    meta: dict[str, Any] = {"securitySchemes": security_schemes(declaration)}
-    if declaration.untrusted_content:
-        meta["untrustedContentHint"] = True
+    meta: dict[str, Any] = {"securitySchemes": security_schemes(declaration), **mcp_meta(declaration)}
     return types.Tool(
         name=declaration.name,
         title=declaration.title or None,
         description=declaration.description,
         input_schema=mcp_input_schema(declaration),
-        output_schema=OUTPUT_SCHEMA,
-        annotations=types.ToolAnnotations(
-            title=declaration.title or None,
-            read_only_hint=declaration.read_only,
-            destructive_hint=declaration.destructive,
-            idempotent_hint=declaration.idempotent,
-            open_world_hint=False,
-        ),
+        output_schema=mcp_output_schema(declaration),
+        annotations=types.ToolAnnotations(**mcp_annotations(declaration)),
         _meta=meta,
     )
+
+
+def mcp_output_schema(declaration: ToolDeclaration) -> dict[str, Any]:
+    """The tool's own output schema (its output serializer) when it declares one, with the envelope's
+    `ok` and `stateVersion`; else the envelope's (`OUTPUT_SCHEMA`)."""
+    declared = declaration.output_schema()
+    if declared is None:
+        return OUTPUT_SCHEMA
+    properties = {**OUTPUT_SCHEMA["properties"], **declared.get("properties", {})}
+    return {**declared, "type": "object", "properties": properties}
 
 
 def security_schemes(declaration: ToolDeclaration) -> list[dict[str, Any]]:
@@ -184,9 +187,12 @@ _described: tuple[tuple[ToolDeclaration, ...], tuple[types.Tool, ...]] = ((), ()
 
 
 def mcp_tools() -> list[types.Tool]:
-    """Every declared tool, in the registry's (deterministic) order."""
+    """Every declared tool, in the registry's (deterministic) order (`debugging` ones only when
+    WEBMCP_MCP_DEBUGGING_TOOLS is on)."""
     global _described
-    declarations = registry.tools()
+    declarations = tuple(
+        tool for tool in registry.tools() if not tool.debugging or setting("WEBMCP_MCP_DEBUGGING_TOOLS")
+    )
     made, tools = _described
     if len(made) != len(declarations) or any(a is not b for a, b in zip(made, declarations, strict=True)):
         tools = tuple(mcp_tool(declaration) for declaration in declarations)
@@ -375,7 +381,7 @@ def build_server(call: Caller) -> Server:
     name = server_name()
     server = Server(
         name,
-        version=str(getattr(settings, "APP_VERSION", "")),
+        version=str(setting("WEBMCP_SERVER_VERSION")),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         get_tool_input_schema=lambda name: (
@@ -396,7 +402,7 @@ def build_server(call: Caller) -> Server:
 
 def server_name() -> str:
     """The project's name for its MCP server (`WEBMCP_SERVER_NAME`)."""
-    return str(getattr(settings, "WEBMCP_SERVER_NAME", DEFAULT_SERVER_NAME))
+    return str(setting("WEBMCP_SERVER_NAME") or DEFAULT_SERVER_NAME)
 
 
 def _collect(state: dict[str, Any], content: dict[str, Any]) -> dict[str, Any]:

@@ -6,13 +6,14 @@ from django.utils.module_loading import autodiscover_modules
 
 
 class WebmcpConfig(AppConfig):
-    name = "webmcp"
+    name = "django_webmcp"
+    label = "webmcp"
     verbose_name = "WebMCP"
 
     def ready(self) -> None:
         """Import each app's `tools.py` so its declarations reach the default registry before the
         first request, and check them (`manage.py check`) before the server starts."""
-        from webmcp.checks import check_default_registry  # noqa: PLC0415 (app loading: in ready())
+        from django_webmcp.checks import check_default_registry  # noqa: PLC0415 (app loading: in ready())
 
         autodiscover_modules("tools")
         checks.register(check_default_registry, "webmcp")

@@ -15,8 +15,8 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning
 
-from webmcp import registry as registry_module
-from webmcp.registry import (
+from django_webmcp import registry as registry_module
+from django_webmcp.registry import (
     DEFAULT_REASONS,
     METHODS,
     TOOL_NAME_PATTERN,
@@ -25,8 +25,8 @@ from webmcp.registry import (
     Registry,
     ToolDeclaration,
 )
-from webmcp.routing import url_parameter_sets, url_parameters
-from webmcp.schema import SchemaGenerationError
+from django_webmcp.routing import url_parameter_sets, url_parameters
+from django_webmcp.schema import SchemaGenerationError
 
 
 def check_registry(registry: Registry) -> list[CheckMessage]:
@@ -60,7 +60,9 @@ def _check_tool(tool: ToolDeclaration) -> Iterable[CheckMessage]:
     try:
         schema_fields = set(tool.input_schema()["properties"])
     except SchemaGenerationError as exc:
-        yield error(str(exc), "webmcp.E006", "Use a supported serializer field or extend webmcp.schema.")
+        yield error(
+            str(exc), "webmcp.E006", "Use a supported serializer field or extend django_webmcp.schema."
+        )
     endpoint_params = url_parameters(tool.endpoint)
     if url_parameter_sets(tool.endpoint) is None:
         yield error(f"The endpoint URL name {tool.endpoint!r} does not exist.", "webmcp.E004")

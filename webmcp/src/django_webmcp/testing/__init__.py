@@ -1,0 +1,1 @@
+"""Test helpers for sites that use django-webmcp (`django_webmcp.testing`)."""

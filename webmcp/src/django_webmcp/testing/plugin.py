@@ -1,0 +1,1 @@
+"""The pytest plugin of django-webmcp (registered under the `pytest11` entry point)."""
