@@ -59,9 +59,21 @@ def _check_tool(tool: ToolDeclaration) -> Iterable[CheckMessage]:
     schema_fields: set[str] | None = None
     try:
         schema_fields = set(tool.input_schema()["properties"])
+    except TypeError as exc:
+        yield error(str(exc), "webmcp.E006", "Give a DRF serializer class, a Django form class or a dict.")
     except SchemaGenerationError as exc:
         yield error(
             str(exc), "webmcp.E006", "Use a supported serializer field or extend django_webmcp.schema."
+        )
+    try:
+        tool.output_schema()
+    except (SchemaGenerationError, TypeError) as exc:
+        yield error(str(exc), "webmcp.E016", "Give a DRF serializer class or a JSON Schema dict as output.")
+    if tool.debugging and (tool.consequential or not tool.read_only) and tool.method != "GET":
+        yield Warning(
+            "A debugging tool that writes: agents at work never see it over MCP, but the page offers it.",
+            obj=f"WebMCP tool {tool.name!r}",
+            id="webmcp.W003",
         )
     endpoint_params = url_parameters(tool.endpoint)
     if url_parameter_sets(tool.endpoint) is None:
@@ -148,3 +160,28 @@ def _check_reasons() -> Iterable[CheckMessage]:
 def check_default_registry(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
     """The registered check: the default registry, looked up at call time (tests may swap it)."""
     return check_registry(registry_module.registry)
+
+
+def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """Settings named WEBMCP_… that django-webmcp does not know (webmcp.W002), and a permissions-policy
+    allowlist it cannot write (webmcp.E017)."""
+    from django_webmcp.conf import DEFAULTS  # noqa: PLC0415 (circular: conf is read at check time only)
+    from django_webmcp.headers import InvalidAllowlist, permissions_policy  # noqa: PLC0415 (same)
+
+    messages: list[CheckMessage] = []
+    for name in sorted(dir(settings)):
+        if name.startswith("WEBMCP_") and name not in DEFAULTS:
+            messages.append(
+                Warning(
+                    f"{name} is not a django-webmcp setting; it is ignored.",
+                    hint=f"Known settings: {', '.join(sorted(DEFAULTS))}.",
+                    id="webmcp.W002",
+                )
+            )
+    origins = getattr(settings, "WEBMCP_PERMISSIONS_POLICY", ["self"])
+    if origins is not None:
+        try:
+            permissions_policy(origins)
+        except (InvalidAllowlist, TypeError) as exc:
+            messages.append(Error(f"WEBMCP_PERMISSIONS_POLICY: {exc}", id="webmcp.E017"))
+    return messages

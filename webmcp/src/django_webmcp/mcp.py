@@ -39,6 +39,8 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
+from . import scopes as scopes_module
+from ._compat import login_not_required
 from .annotations import mcp_annotations, mcp_meta
 from .conf import setting
 from .registry import ToolDeclaration, registry
@@ -112,6 +114,9 @@ Caller = Callable[[McpCall], McpAnswer]
 #: Who calls, and their state now (e.g. "user:7:v12"): a confirmation is bound to it, so it is spent as
 #: soon as anything of theirs changes.
 Principal = Callable[[HttpRequest], str]
+#: The caller's token's scopes (None: no token). With WEBMCP_MCP_HIDE_OUT_OF_SCOPE on, `tools/list`
+#: leaves out the tools these scopes do not allow and their calls are refused (`django_webmcp.scopes`).
+Scopes = Callable[[HttpRequest], frozenset[str] | None]
 
 
 @dataclass
@@ -124,6 +129,8 @@ class _Request:
     principal: str | None = None
     headers: dict[str, str] = field(default_factory=dict)  # added to the HTTP answer
     status: int | None = None  # replaces the HTTP answer's status (McpAnswer.status)
+    scopes: frozenset[str] | None = None  # the caller's token's scopes, when the view was given `scopes`
+    scoped: bool = False  # whether tools are hidden and refused by scope on this request
 
     async def who(self) -> str:
         if self.principal is None:
@@ -296,16 +303,31 @@ def _result(answer: McpAnswer) -> types.CallToolResult:
     )
 
 
-def build_server(call: Caller) -> Server:
+def build_server(call: Caller, *, resource_metadata: Callable[[], str] | None = None) -> Server:
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        current = _current.get()
+        if current is not None and current.scoped:
+            names = {tool.name for tool in scopes_module.allowed(registry.tools(), current.scopes)}
+            tools = [tool for tool in mcp_tools() if tool.name in names]
+            return types.ListToolsResult(tools=tools, ttl_ms=TOOLS_TTL_MS, cache_scope="private")
         return types.ListToolsResult(tools=mcp_tools(), ttl_ms=TOOLS_TTL_MS, cache_scope="public")
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
         declaration = registry.get(params.name)
-        if declaration is None:
+        if declaration is None or (declaration.debugging and not setting("WEBMCP_MCP_DEBUGGING_TOOLS")):
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
         current = _current.get()
         assert current is not None, "the MCP view sets the request"
+        if current.scoped:
+            metadata = resource_metadata() if resource_metadata is not None else ""
+            out_of_scope = scopes_module.refusal(declaration, current.scopes, resource_metadata=metadata)
+            if out_of_scope is not None:
+                status, envelope, headers = out_of_scope
+                current.status = status
+                current.headers.update(headers)
+                return _result(
+                    McpAnswer({**envelope, "uiUpdated": False, "stateVersion": None}, is_error=True)
+                )
         arguments = dict(params.arguments or {})
         state: dict[str, Any] = {}  # a form's round: the argument it fills, what the person typed so far
 
@@ -518,13 +540,25 @@ REFUSALS = (
 
 
 def mcp_view(
-    *, call: Caller, principal: Principal, allowed_origins: Callable[[], set[str]]
+    *,
+    call: Caller,
+    principal: Principal,
+    allowed_origins: Callable[[], set[str]],
+    scopes: Scopes | None = None,
+    resource_metadata: Callable[[], str] | None = None,
 ) -> Callable[[HttpRequest], Awaitable[HttpResponse]]:
-    """The Django view serving `/mcp`: POST only, Origin checked (403), Host by ALLOWED_HOSTS."""
-    server = build_server(call)
+    """The Django view serving `/mcp`: POST only, Origin checked (403), Host by ALLOWED_HOSTS.
+
+    `scopes` (with WEBMCP_MCP_HIDE_OUT_OF_SCOPE on) hides and refuses tools by the caller's scopes;
+    `resource_metadata` gives the URL of the RFC 9728 document the refusals' challenges point to.
+    The view is exempt from CSRF (callers send a bearer token, not a cookie) and from
+    `LoginRequiredMiddleware` (`login_not_required`).
+    """
+    server = build_server(call, resource_metadata=resource_metadata)
     # Django has checked the Host; the Origin is checked below with the site's own list.
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
 
+    @login_not_required
     @csrf_exempt
     async def view(request: HttpRequest) -> HttpResponse:
         origin = request.headers.get("Origin")
@@ -558,6 +592,8 @@ def mcp_view(
             app=server, stateless=True, json_response=True, security_settings=security
         )
         current = _Request(request, principal)
+        if scopes is not None and setting("WEBMCP_MCP_HIDE_OUT_OF_SCOPE"):
+            current.scoped, current.scopes = True, scopes(request)
         if b'"requestState"' in body:  # unsealed, and bound to the caller, before the tool runs
             await current.who()
         token = _current.set(current)
@@ -591,6 +627,14 @@ def _scope(request: HttpRequest) -> dict[str, Any]:
         "query_string": request.META.get("QUERY_STRING", "").encode("latin-1"),
         "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in request.headers.items()],
         "client": (request.META.get("REMOTE_ADDR", ""), 0),
-        "server": (request.META.get("SERVER_NAME", ""), int(request.META.get("SERVER_PORT") or 0)),
+        "server": (request.META.get("SERVER_NAME", ""), _port(request.META.get("SERVER_PORT"))),
         "state": {},
     }
+
+
+def _port(value: Any) -> int:
+    """SERVER_PORT as a number: an in-process ASGI client may give none ("None" once made text)."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0

@@ -231,7 +231,9 @@ def _rendered_value(field: Any) -> dict[str, Any]:
     if isinstance(field, serializers.ChoiceField):
         return {"enum": list(field.choices)}
     if isinstance(field, serializers.DecimalField):
-        as_text = field.coerce_to_string
+        from rest_framework.settings import api_settings  # noqa: PLC0415 (read at use: settings may change)
+
+        as_text = getattr(field, "coerce_to_string", api_settings.COERCE_DECIMAL_TO_STRING)
         return {"type": "string"} if as_text else {"type": "number"}
     for kind, schema in _RENDERED_FORMATS:
         if isinstance(field, kind):

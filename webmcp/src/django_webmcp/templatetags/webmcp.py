@@ -15,6 +15,8 @@ from django.utils.html import format_html, json_script
 from django.utils.safestring import SafeString
 
 from django_webmcp import registry as registry_module
+from django_webmcp._compat import csp_nonce
+from django_webmcp.forms import form_tool_attributes
 from django_webmcp.registry import ToolContext
 
 register = template.Library()
@@ -66,10 +68,23 @@ def webmcp_meta() -> SafeString:
     return format_html('<meta name="webmcp-catalogue" content="{}">', registry_module.registry.fingerprint())
 
 
-@register.simple_tag
-def webmcp_runtime() -> SafeString:
-    """The one script that registers the page's tools (an ES module: deferred, runs once)."""
+@register.simple_tag(takes_context=True)
+def webmcp_runtime(context: template.Context) -> SafeString:
+    """The one script that registers the page's tools (an ES module: deferred, runs once), with the
+    request's CSP nonce when the site's policy uses nonces (`django_webmcp._compat.csp_nonce`)."""
+    nonce = csp_nonce(context.get("request"))
+    if nonce:
+        return format_html(
+            '<script type="module" src="{}" nonce="{}"></script>', static("webmcp/webmcp.js"), nonce
+        )
     return format_html('<script type="module" src="{}"></script>', static("webmcp/webmcp.js"))
+
+
+@register.simple_tag
+def webmcp_form_attrs(name: str, description: str, title: str = "", autosubmit: bool = False) -> SafeString:
+    """EXPERIMENTAL (the draft's declarative API is an explainer): inside a `<form …>` tag, its
+    ` toolname="…" tooldescription="…"` (`django_webmcp.forms.form_tool_attributes`)."""
+    return form_tool_attributes(name, description, title=title, autosubmit=autosubmit)
 
 
 @register.simple_tag(takes_context=True)

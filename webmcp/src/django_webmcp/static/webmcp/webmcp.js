@@ -1,5 +1,10 @@
 /**
- * WebMCP runtime: the only code on the site that touches `document.modelContext`.
+ * WebMCP runtime (django-webmcp): the only code on the site that touches `document.modelContext`.
+ *
+ * Tracks the WebMCP draft of 2026-10-02: `document.modelContext` only (no `navigator.modelContext`),
+ * `registerTool(tool, {signal})` with one AbortSignal per registration (aborting it unregisters),
+ * annotations readOnlyHint, untrustedContentHint, consequentialHint, debugging; `outputSchema` where
+ * the browser reads it.
  *
  * The server renders the page's manifest into <script id="webmcp-manifest"> ({% webmcp_tools %}):
  *   {fingerprint, route, stateVersion, answers, texts, tools: [{name, title?, description,
@@ -39,6 +44,7 @@ const registered = new Map(); // tool name -> {controller, signature}
 const running = new Map(); // tool name -> number of calls in flight
 const pending = new Map(); // form -> {finish(boolean)} while a person is asked to confirm
 let manifest = EMPTY_MANIFEST;
+let outputSchemaRead = false; // whether this browser read a tool's outputSchema at registration
 
 function readManifest() {
   const node = document.getElementById("webmcp-manifest");
@@ -79,6 +85,17 @@ function register(tool) {
   };
   if (tool.title) definition.title = tool.title;
   if (tool.annotations) definition.annotations = tool.annotations;
+  if (tool.outputSchema) {
+    // Read only by a browser whose registerTool knows `outputSchema` (a WebIDL dictionary reads the
+    // members it defines and no others), so the schema reaches only the browsers that support it.
+    Object.defineProperty(definition, "outputSchema", {
+      enumerable: true,
+      get() {
+        outputSchemaRead = true;
+        return tool.outputSchema;
+      },
+    });
+  }
   const forget = (error) => {
     console.warn(`webmcp: could not register ${tool.name}`, error);
     if (registered.get(tool.name)?.controller === controller) registered.delete(tool.name);
@@ -427,4 +444,8 @@ window.addEventListener("pageshow", (event) => {
 });
 sync();
 
-window.__webmcpRuntime = Object.freeze({ sync, registeredNames: () => [...registered.keys()].sort() });
+window.__webmcpRuntime = Object.freeze({
+  sync,
+  registeredNames: () => [...registered.keys()].sort(),
+  readsOutputSchema: () => outputSchemaRead,
+});
