@@ -3,18 +3,13 @@ declarations as the pages', outputs and annotations mapped, debugging tools left
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
-from django.test import Client, override_settings
+from django.test import AsyncClient, Client, override_settings
+from django_webmcp.testing.mcp import run
 
 from tests.conftest import needs
 
 pytestmark = [needs("TEST_WITH_MCP"), pytest.mark.django_db(transaction=True)]
-
-
-def run(coroutine):
-    return asyncio.run(coroutine)
 
 
 def test_tools_list_is_the_declarations_seen_by_an_anonymous_caller(webmcp_mcp_client):
@@ -58,13 +53,19 @@ def test_a_call_out_of_scope_is_refused_with_the_challenge():
         "method": "tools/call",
         "params": {"name": "reserve_item", "arguments": {"item_id": "itm-green"}},
     }
-    response = Client().post(
-        "/mcp",
-        body,
-        content_type="application/json",
-        HTTP_ACCEPT="application/json, text/event-stream",
-        HTTP_MCP_PROTOCOL_VERSION="2025-11-25",
-        HTTP_AUTHORIZATION="Bearer token-read",
+    # The async test client in a loop of its own: a browser test earlier in the run keeps Playwright's
+    # loop running in this thread, where the sync client cannot call an async view.
+    response = run(
+        AsyncClient().post(
+            "/mcp",
+            body,
+            content_type="application/json",
+            headers={
+                "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": "2025-11-25",
+                "Authorization": "Bearer token-read",
+            },
+        )
     )
     assert response.status_code == 403
     assert response["WWW-Authenticate"] == (

@@ -6,8 +6,9 @@ versions is smoothed over in one place:
 
 - `list_tools` reads `document.modelContext.getTools()` inside the page and copies each field one by one
   (from Chrome 160 the entries are `Tool` objects whose `JSON.stringify` is `{}`); schemas given as JSON
-  text are parsed; annotations are given in the draft's spelling (`readOnlyHint`, …) whichever spelling
-  the browser used, and `None` when the page gave none (which is not the same as all false).
+  text are parsed; `annotations` holds the true hints in the draft's spelling (`readOnlyHint`, …)
+  whichever spelling the browser used (Chromium 156 reports every hint, unset ones as false; later
+  builds report absent ones as null: only true ones are comparable across them).
 - `call_tool` runs `executeTool` inside the page (the input is an object; the answer is always text,
   parsed here when it is JSON). A tool that throws gives the caller only a generic error: it is raised
   as `ToolCallFailed`.
@@ -105,13 +106,10 @@ _LIST_TOOLS = """async () => {
     const spellings = SPELLINGS;
     const tools = await context.getTools();
     return Array.from(tools, (tool) => {
-        let annotations = null;
-        if (tool.annotations) {
-            annotations = {};
-            for (const [draft, devtools] of Object.entries(spellings)) {
-                const value = tool.annotations[draft] ?? tool.annotations[devtools];
-                if (value !== undefined && value !== null) annotations[draft] = Boolean(value);
-            }
+        const annotations = {};
+        for (const [draft, devtools] of Object.entries(spellings)) {
+            const value = tool.annotations?.[draft] ?? tool.annotations?.[devtools];
+            if (value === true) annotations[draft] = true;
         }
         return {
             name: tool.name,
@@ -127,7 +125,7 @@ _LIST_TOOLS = """async () => {
 
 def list_tools(page: Any) -> list[dict[str, Any]]:
     """The page's registered tools, sorted by name: `name`, `title`, `description`, `inputSchema`,
-    `outputSchema` and `annotations` (draft spelling, or None) — the same shape on every Chromium."""
+    `outputSchema` and `annotations` (the true hints, draft spelling) — the same shape on every Chromium."""
     listed = page.evaluate(_LIST_TOOLS)
     if listed is None:
         raise WebMCPTestError(

@@ -1,8 +1,11 @@
 """An MCP client for tests: the official SDK's own `Client`, connected to your `/mcp` either over real
 HTTP (a live server's URL) or in-process through Django's ASGI application (no server, no port).
 
-    async with mcp_client("/mcp") as client:          # in-process
-        tools = await client.list_tools()
+    async def listing():
+        async with mcp_client("/mcp") as client:          # in-process
+            return await client.list_tools()
+
+    tools = run(listing())
     async with mcp_client(live_server.url + "/mcp", token="…") as client:   # over HTTP
         result = await client.call_tool("search", {"query": "jazz"})
 
@@ -13,7 +16,9 @@ Needs the `[mcp]` extra.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -57,3 +62,27 @@ async def mcp_client(
     http = httpx2.AsyncClient(**http_options)
     async with http, Client(streamable_http_client(url, http_client=http), **options) as client:
         yield client
+
+
+def run[T](coroutine: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run(coroutine)`, also where this thread already runs an event loop: Playwright's sync
+    API keeps one running for the whole session once a browser test has started, and `asyncio.run`
+    refuses to nest. The coroutine then runs in a thread of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = asyncio.run(coroutine)
+        except BaseException as error:  # handed back to the caller's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=target, name="webmcp-test-run")
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]  # type: ignore[no-any-return]
