@@ -213,6 +213,24 @@ lighthouse/node_modules mcp-judges/node_modules &: lighthouse/package.json light
 lighthouse: messages chromium lighthouse/node_modules
 	$(PY) -m pytest tests/browser/test_lighthouse.py tests/lighthouse $(PYTEST_ARGS)
 
+# django-webmcp (webmcp/), the package of this repository: its matrix against the built wheel in
+# isolated uv environments (nox; WEBMCP_NOX="-t ci" is Django 5.2 and 6.1, "" all of 5.2, 6.0, 6.1),
+# its docs site (strict: a broken link or reference fails), and the release check (sdist and wheel
+# built, their metadata through twine check, the wheel in fresh environments with Django 5.2 and 6.1).
+.PHONY: webmcp-test webmcp-docs webmcp-release-check
+WEBMCP_NOX ?= -t ci
+webmcp-test: install
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nox -f webmcp/noxfile.py $(WEBMCP_NOX)
+
+webmcp-docs: install
+	cd webmcp && NO_MKDOCS_2_WARNING=1 ../$(VENV)/bin/mkdocs build --strict --site-dir "$$(mktemp -d)"
+
+webmcp-release-check: install
+	@rm -rf webmcp/dist
+	$(VENV)/bin/uv build --package django-webmcp --out-dir webmcp/dist
+	$(VENV)/bin/twine check --strict webmcp/dist/*
+	WEBMCP_DIST="$(CURDIR)/webmcp/dist" PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nox -f webmcp/noxfile.py -s wheel
+
 # Style, then the layering (import contracts in pyproject.toml), then types (mypy + django-stubs).
 lint: install
 	$(VENV)/bin/ruff check .

@@ -38,10 +38,16 @@ nox.options.sessions = ["tests"]
 
 @cache
 def built(kind: str = "wheel") -> Path:
-    """The package built once per nox run: `uv build --wheel` (or `--sdist`) into a temporary folder."""
+    """The package built once per nox run: `uv build --wheel` (or `--sdist`) into a temporary folder;
+    or the one in WEBMCP_DIST (the release check tests the very files twine checked)."""
+    pattern = "*.whl" if kind == "wheel" else "*.tar.gz"
+    given = os.environ.get("WEBMCP_DIST")
+    if given:
+        (found,) = Path(given).resolve().glob(pattern)
+        return found
     out = Path(tempfile.mkdtemp(prefix="django-webmcp-dist-"))
     subprocess.run(["uv", "build", f"--{kind}", "--out-dir", str(out), str(HERE)], check=True)
-    (found,) = out.glob("*.whl" if kind == "wheel" else "*.tar.gz")
+    (found,) = out.glob(pattern)
     return found
 
 
