@@ -220,7 +220,7 @@ lighthouse: messages chromium lighthouse/node_modules
 .PHONY: webmcp-test webmcp-docs webmcp-release-check
 WEBMCP_NOX ?= -t ci
 webmcp-test: install
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nox -f webmcp/noxfile.py $(WEBMCP_NOX)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nox -f webmcp/noxfile.py --envdir "$(CURDIR)/.nox" $(WEBMCP_NOX)
 
 webmcp-docs: install
 	cd webmcp && NO_MKDOCS_2_WARNING=1 ../$(VENV)/bin/mkdocs build --strict --site-dir "$$(mktemp -d)"
@@ -229,7 +229,7 @@ webmcp-release-check: install
 	@rm -rf webmcp/dist
 	$(VENV)/bin/uv build --package django-webmcp --out-dir webmcp/dist
 	$(VENV)/bin/twine check --strict webmcp/dist/*
-	WEBMCP_DIST="$(CURDIR)/webmcp/dist" PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nox -f webmcp/noxfile.py -s wheel
+	WEBMCP_DIST="$(CURDIR)/webmcp/dist" PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nox -f webmcp/noxfile.py --envdir "$(CURDIR)/.nox" -s wheel
 
 # Style, then the layering (import contracts in pyproject.toml), then types (mypy + django-stubs).
 lint: install

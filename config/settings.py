@@ -246,6 +246,9 @@ REMINDER_HOURS = float(os.environ.get("REMINDER_HOURS", "24"))
 REMINDER_SWEEP_MINUTES = float(os.environ.get("REMINDER_SWEEP_MINUTES", "5"))
 # The door (events/services/door.py): a check-in can be undone at the door this long after it.
 CHECK_IN_UNDO_MINUTES = float(os.environ.get("CHECK_IN_UNDO_MINUTES", "5"))
+# Bank statements (events/bank_statements.py, docs/bank-statements.md): a larger uploaded file is refused
+# whole (`too_large`) before it is read; the caller passes this as `read_statement(max_bytes=...)`.
+BANK_IMPORT_MAX_BYTES = int(os.environ.get("BANK_IMPORT_MAX_BYTES", str(5 * 1024 * 1024)))
 
 # Activity rows (events/activity.py) are written in batches by a thread of each process, not by the
 # request: when this many are waiting, or the oldest has waited this long (seconds), and at a normal

@@ -84,8 +84,8 @@ class RegistrationInput(EventRefInput):
         required=False,
         validators=[_few_answers],
         help_text=(
-            "The person's answers to the event's registration questions, keyed by question identifier "
-            "(get_event_details lists the questions). Never invent an answer: ask the person."
+            "Leave out unless get_event_details lists questions (most events ask none). Then the person's "
+            "answers keyed by those question identifiers only. Never invent an answer: ask the person."
         ),
     )
 

@@ -101,6 +101,8 @@ def validate_answers(
         extra: dict[str, Any] = {"fields": problems}
         if any(entry[0]["code"] == "unknown" for entry in problems.values()):
             extra["validIdentifiers"] = sorted(asked)
+            if not asked:  # a small model filled `answers` with search filters: say plainly what to do
+                extra["nextAction"] = "This event asks no questions: call again without answers."
         raise AnswersInvalid(extra=extra)
     labels = {q.identifier: dict(q.label) for q in questions}
     stored = {

@@ -204,6 +204,30 @@ def test_register_with_elicitation_asks_the_person(mcp_url, user, token_for):
     assert Registration.objects.filter(user=user, status=RegistrationStatus.CONFIRMED).count() == 1
 
 
+def test_an_invented_confirmation_asks_the_person_when_the_client_can(mcp_url, user, token_for):
+    import mcp.types as types
+
+    EventFactory(public_id="evt-mcp-made-up", title="Ask me first", capacity=3)
+    token = token_for(user)
+    asked = []
+
+    async def no(context, params):
+        asked.append(params.message)
+        return types.ElicitResult(action="decline")
+
+    async def calls():
+        async with connect(mcp_url, token=token, mode="2026-07-28", elicitation=no) as client:
+            return await client.call_tool(
+                "register_event", {"event_id": "evt-mcp-made-up", "confirmation": "I am ready to register"}
+            )
+
+    declined = run(calls())
+    # Not CONFIRMATION_INVALID: the person was asked, said no, and nothing was written.
+    assert asked and "Ask me first" in asked[0]
+    assert (declined.is_error, declined.structured_content["code"]) == (True, "USER_CANCELLED")
+    assert not Registration.objects.exists()
+
+
 def test_a_full_event_is_refused_before_asking(mcp_url, user, token_for):
     from tests.factories import RegistrationFactory
 

@@ -180,8 +180,8 @@ def mcp_input_schema(declaration: ToolDeclaration) -> dict[str, Any]:
             "type": "string",
             "maxLength": 1000,
             "description": (
-                "Leave out at first: the answer is a preview for the person and a confirmation. Only "
-                "after the person agreed, call again with the same arguments and that confirmation."
+                "Leave out at first. Never your own words: only the `confirmation` value of an earlier "
+                "CONFIRMATION_REQUIRED answer, sent again with the same arguments after the person agreed."
             ),
         }
     return schema
@@ -376,7 +376,11 @@ def build_server(call: Caller, *, resource_metadata: Callable[[], str] | None = 
         if isinstance(confirmation, str) and confirmation:
             if confirmation_matches(confirmation, principal=who, tool=declaration.name, arguments=arguments):
                 return _result(await run())
-            return _refusal(STALE_CONFIRMATION, await run(confirmed=False, final=False))
+            if not can_ask:
+                return _refusal(STALE_CONFIRMATION, await run(confirmed=False, final=False))
+            # A client that can ask the person gets the question instead of a refusal: a model that
+            # filled the parameter with text of its own would otherwise repeat the call until its step
+            # limit, and asking the person is what a fresh preview would lead to anyway.
         preview = await run(confirmed=False)
         if preview.form is not None and can_ask:
             first_round = {"argument": preview.form.argument, "collected": {}}
