@@ -12,13 +12,14 @@ WEBMCP_EXPECT_INSTALLED=1 makes the suite stop if it imported the checkout inste
     nox -f webmcp/noxfile.py -s wheel              # the release check: the wheel in a fresh venv per
                                                    # Django LTS/latest, its contents, the example's tests
 
-Python: WEBMCP_NOX_PYTHON (default 3.13; uv finds it on this machine, it cannot download one).
+Python: WEBMCP_NOX_PYTHON (a version or an interpreter's path; default: the Python running nox).
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -26,7 +27,9 @@ from pathlib import Path
 import nox
 
 HERE = Path(__file__).resolve().parent
-PYTHON = os.environ.get("WEBMCP_NOX_PYTHON", "3.13")
+#: The Python the sessions use: WEBMCP_NOX_PYTHON (a version uv can find, or an interpreter's path), else
+#: the one running nox — always there, since uv here cannot download an interpreter.
+PYTHON = os.environ.get("WEBMCP_NOX_PYTHON") or sys.executable
 DJANGO = {"5.2": "django>=5.2,<5.3", "6.0": "django>=6.0,<6.1", "6.1": "django>=6.1,<6.2"}
 CI_DJANGO = ("5.2", "6.1")
 TEST_TOOLS = ("pytest>=8.3", "pytest-django>=4.11")
