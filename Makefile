@@ -223,7 +223,8 @@ webmcp-test: install
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nox -f webmcp/noxfile.py --envdir "$(CURDIR)/.nox" $(WEBMCP_NOX)
 
 webmcp-docs: install
-	cd webmcp && NO_MKDOCS_2_WARNING=1 ../$(VENV)/bin/mkdocs build --strict --site-dir "$$(mktemp -d)"
+	site=$$(mktemp -d) && cd webmcp && NO_MKDOCS_2_WARNING=1 ../$(VENV)/bin/mkdocs build --strict --site-dir "$$site"; \
+	built=$$?; rm -rf "$$site"; exit $$built
 
 webmcp-release-check: install
 	@rm -rf webmcp/dist
