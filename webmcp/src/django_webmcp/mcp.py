@@ -161,7 +161,10 @@ def mcp_output_schema(declaration: ToolDeclaration) -> dict[str, Any]:
     declared = declaration.output_schema()
     if declared is None:
         return OUTPUT_SCHEMA
-    properties = {**OUTPUT_SCHEMA["properties"], **declared.get("properties", {})}
+    properties = dict(declared.get("properties", {}))
+    for name, envelope in OUTPUT_SCHEMA["properties"].items():
+        if not properties.get(name):  # absent, or `{}` (any value): the envelope says more
+            properties[name] = envelope
     return {**declared, "type": "object", "properties": properties}
 
 
