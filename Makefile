@@ -219,7 +219,7 @@ lighthouse: messages chromium lighthouse/node_modules
 # built, their metadata through twine check, the wheel in fresh environments with Django 5.2 and 6.1).
 .PHONY: webmcp-test webmcp-docs webmcp-release-check
 WEBMCP_NOX ?= -t ci
-webmcp-test: install
+webmcp-test: install chromium
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nox -f webmcp/noxfile.py --envdir "$(CURDIR)/.nox" $(WEBMCP_NOX)
 
 webmcp-docs: install
