@@ -68,6 +68,9 @@ def tests(session: nox.Session, django: str, variant: str) -> None:
     target = str(wheel) if variant == "bare" else f"{wheel}[drf,mcp,oauth,testing]"
     session.install(target, DJANGO[django], *TEST_TOOLS)
     session.env["WEBMCP_EXPECT_INSTALLED"] = "1"
+    if os.environ.get("WEBMCP_DIST"):  # the release's own files: tests/test_distribution.py reads them
+        session.env["WEBMCP_WHEEL"] = str(wheel)
+        session.env["WEBMCP_SDIST"] = str(built("sdist"))
     if variant == "bare":
         run_suite(session, "nodrf")
         return
