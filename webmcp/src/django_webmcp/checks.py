@@ -16,6 +16,8 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning
 
 from django_webmcp import registry as registry_module
+from django_webmcp.conf import DEFAULTS
+from django_webmcp.headers import InvalidAllowlist, permissions_policy
 from django_webmcp.registry import (
     DEFAULT_REASONS,
     METHODS,
@@ -165,9 +167,6 @@ def check_default_registry(app_configs: Any = None, **kwargs: Any) -> list[Check
 def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
     """Settings named WEBMCP_… that django-webmcp does not know (webmcp.W002), and a permissions-policy
     allowlist it cannot write (webmcp.E017)."""
-    from django_webmcp.conf import DEFAULTS  # noqa: PLC0415 (circular: conf is read at check time only)
-    from django_webmcp.headers import InvalidAllowlist, permissions_policy  # noqa: PLC0415 (same)
-
     messages: list[CheckMessage] = []
     for name in sorted(dir(settings)):
         if name.startswith("WEBMCP_") and name not in DEFAULTS:

@@ -28,6 +28,7 @@ from django.http import HttpRequest
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
+from django_webmcp.annotations import webmcp_annotations
 from django_webmcp.conf import setting
 from django_webmcp.routing import url_template
 from django_webmcp.schema import empty_object_schema, input_schema, output_schema
@@ -210,8 +211,6 @@ class ToolDeclaration:
     @property
     def annotations(self) -> dict[str, bool]:
         """The true hints only, spelled as the browser understands them (`django_webmcp.annotations`)."""
-        from django_webmcp.annotations import webmcp_annotations  # noqa: PLC0415 (circular: annotations ↔ registry)
-
         return webmcp_annotations(self)
 
     def input_schema(self) -> dict[str, Any]:
