@@ -216,6 +216,34 @@ lighthouse/node_modules mcp-judges/node_modules &: lighthouse/package.json light
 lighthouse: messages chromium lighthouse/node_modules
 	$(PY) -m pytest tests/browser/test_lighthouse.py tests/lighthouse $(PYTEST_ARGS)
 
+# django-webmcp (webmcp/), the package of this repository: its matrix against the built wheel in
+# isolated uv environments (nox; WEBMCP_NOX="-t ci" is Django 5.2 and 6.1, "" all of 5.2, 6.0, 6.1),
+# its docs site (strict: a broken link or reference fails), and the release check (sdist and wheel
+# built, their metadata through twine check, the wheel in fresh environments with Django 5.2 and 6.1).
+.PHONY: webmcp-test webmcp-docs webmcp-dist webmcp-release-check webmcp-ci
+WEBMCP_NOX ?= -t ci
+webmcp-test: install chromium
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nox -f webmcp/noxfile.py --envdir "$(CURDIR)/.nox" $(WEBMCP_NOX)
+
+webmcp-docs: install
+	site=$$(mktemp -d) && cd webmcp && NO_MKDOCS_2_WARNING=1 ../$(VENV)/bin/mkdocs build --strict --site-dir "$$site"; \
+	built=$$?; rm -rf "$$site"; exit $$built
+
+webmcp-dist: install
+	@rm -rf webmcp/dist
+	$(VENV)/bin/uv build --package django-webmcp --out-dir webmcp/dist
+	$(VENV)/bin/twine check --strict webmcp/dist/*
+
+webmcp-release-check: webmcp-dist
+	WEBMCP_DIST="$(CURDIR)/webmcp/dist" PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nox -f webmcp/noxfile.py --envdir "$(CURDIR)/.nox" -s wheel
+
+# What CI runs, in one pass: the release's sdist and wheel built and checked (twine), then the matrix on
+# Django 5.2 and 6.1 against that very wheel (fresh environments, the example's tests, the archives'
+# contents), then the docs.
+webmcp-ci: webmcp-dist chromium
+	WEBMCP_DIST="$(CURDIR)/webmcp/dist" PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nox -f webmcp/noxfile.py --envdir "$(CURDIR)/.nox" -t ci
+	$(MAKE) webmcp-docs
+
 # Style, then the layering (import contracts in pyproject.toml), then types (mypy + django-stubs).
 lint: install
 	$(VENV)/bin/ruff check .

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.http import QueryDict
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
+from django_webmcp.registry import TOOL_HEADER
+from django_webmcp.responses import tool_call
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
@@ -38,8 +40,6 @@ from events.contract import (
     StaffAnswersOutput,
     WaitlistListOutput,
 )
-from webmcp.registry import TOOL_HEADER
-from webmcp.responses import tool_call
 
 from . import schema
 
