@@ -61,9 +61,14 @@ which-uv:
 
 # Message catalogues are compiled from the committed .po files, never by hand.
 # (On the Python packages only: `make test-fast` needs no Node.js, so not on `install`.)
-messages: $(STAMP)
+# Each .mo is made from its .po as `manage.py compilemessages` makes it (msgfmt --check-format), and
+# only when the .po changed: walking the tree for catalogues cost every `make test-fast` 4 s.
+PO_FILES := $(shell find locale -name '*.po' 2>/dev/null)
+messages: $(STAMP) $(PO_FILES:.po=.mo)
+
+%.mo: %.po
 	@command -v msgfmt >/dev/null || { echo "Installing gettext"; $(call APT_INSTALL,gettext); }
-	$(PY) manage.py compilemessages --ignore=.venv --ignore=.tools -v 0
+	msgfmt --check-format -o $@ $<
 
 # The site and one task worker (e-mails, waiting-list offers) together: Ctrl-C stops both, and the
 # worker is stopped too if the server exits on its own.
