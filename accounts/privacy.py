@@ -51,6 +51,7 @@ from events.choices import ACTIVE_WAITLIST, HOLDING_SEAT, NotificationStatus
 from events.mail.outbox import QUEUED_MAIL_PATHS
 from events.models import (
     Activity,
+    BankStatementRow,
     CheckIn,
     EventStaff,
     Notification,
@@ -77,6 +78,9 @@ COVERED: dict[str, str] = {
     "events.SavedEvent": "export+delete",
     "events.Registration": "export+delete",
     "events.WaitlistEntry": "export+delete",
+    # A bank statement's rows: who imported them is cleared with their account (SET_NULL); the payer's
+    # name and account digits are blanked RETENTION_PAYMENTS_DAYS after the event (amounts stay).
+    "events.BankStatementRow": "anonymise+retention",
     # Their own check-ins go with their registrations; check-ins they did as staff stay, without them.
     "events.CheckIn": "export+delete+anonymise",
     "events.EventStaff": "export+delete",
@@ -162,6 +166,28 @@ def export_personal_data(*, user: Any) -> dict[str, Any]:
                 # Every answer they gave, each with the question as they answered it (the organisers'
                 # own questions' answers are about them too).
                 "answers": registration.answers,
+                "ticket_type": registration.ticket_type,
+                # Their payment (integer TWD), and what they reported of their transfer: their own.
+                "payment": {
+                    "amount": registration.amount,
+                    "currency": "TWD",
+                    "method": registration.payment_method,
+                    "status": registration.payment_status,
+                    "reference": registration.payment_reference_text,
+                    "due_at": _iso(registration.payment_due_at),
+                    "reported_account_last5": registration.reported_last5,
+                    "reported_paid_on": registration.reported_paid_on.isoformat()
+                    if registration.reported_paid_on
+                    else None,
+                    "reported_at": _iso(registration.reported_at),
+                    "paid_amount": registration.paid_amount,
+                    "paid_at": _iso(registration.paid_at),
+                    "paid_via": registration.paid_via,
+                    "refunded_amount": registration.refunded_amount,
+                    "refunded_at": _iso(registration.refunded_at),
+                }
+                if registration.amount
+                else None,
             }
             for registration in Registration.objects.filter(user=user)
             .select_related("event")
@@ -506,6 +532,7 @@ class Cleared:
     notifications: int
     queued_mail_rows: int
     answers: int = 0  # registrations whose answers were emptied
+    payer_details: int = 0  # registrations and bank statement rows whose payer details were blanked
 
 
 @transaction.atomic
@@ -520,7 +547,10 @@ def clear_expired_personal_data(*, now: datetime | None = None) -> Cleared:
       row kept (its key keeps the mail from going twice; the admin and the person's export list it),
       and the finished outbox task rows of that age deleted (their arguments carry the address);
     - the answers to an event's registration questions, RETENTION_ANSWERS_DAYS after the event ended:
-      emptied (the registration stays, for the organisers' record of who came).
+      emptied (the registration stays, for the organisers' record of who came);
+    - the payer's details, RETENTION_PAYMENTS_DAYS after the event ended: the account digits and date
+      a person reported of their transfer, and a bank statement row's payer and account digits (a row
+      of no event: that long after its import), blanked; amounts and states stay.
     """
     now = now or timezone.now()
 
@@ -557,11 +587,26 @@ def clear_expired_personal_data(*, now: datetime | None = None) -> Cleared:
             .exclude(answers={})
             .update(answers={})
         )
-        record.changed = bool(records or tokens or notifications or queued or answers)
+        payments_before = before("RETENTION_PAYMENTS_DAYS")
+        payer_details = (
+            Registration.objects.filter(event__ends_at__lt=payments_before)
+            .exclude(reported_last5="", reported_paid_on=None)
+            .update(reported_last5="", reported_paid_on=None)
+        )
+        old_rows = Q(event__ends_at__lt=payments_before) | Q(
+            event__isnull=True, imported_at__lt=payments_before
+        )
+        payer_details += (
+            BankStatementRow.objects.filter(old_rows)
+            .exclude(payer="", account_last5="")
+            .update(payer="", account_last5="")
+        )
+        record.changed = bool(records or tokens or notifications or queued or answers or payer_details)
     return Cleared(
         sign_in_records=records,
         visitor_tokens=tokens,
         notifications=notifications,
         queued_mail_rows=queued,
         answers=answers,
+        payer_details=payer_details,
     )

@@ -246,6 +246,7 @@ def privacy_page(request: HttpRequest) -> HttpResponse:
             "visitor_token_days": settings.RETENTION_VISITOR_TOKENS_DAYS,
             "notification_days": settings.RETENTION_NOTIFICATIONS_DAYS,
             "answers_days": settings.RETENTION_ANSWERS_DAYS,
+            "payments_days": settings.RETENTION_PAYMENTS_DAYS,
             "session_days": settings.SESSION_COOKIE_AGE // 86400,
             "idempotency_hours": round(settings.IDEMPOTENCY_KEY_HOURS),
         },

@@ -65,7 +65,12 @@ def allowed_origins() -> set[str]:
     return origins
 
 
-_protocol = mcp_view(call=_call, principal=_principal, allowed_origins=allowed_origins)
+def _identity(principal: str) -> str:
+    """The principal without the person's state ("user:7:v12" is "user:7")."""
+    return principal.rsplit(":v", 1)[0]
+
+
+_protocol = mcp_view(call=_call, principal=_principal, allowed_origins=allowed_origins, identity_of=_identity)
 
 
 def _authenticate(request: HttpRequest) -> HttpResponse | None:

@@ -246,6 +246,18 @@ REMINDER_HOURS = float(os.environ.get("REMINDER_HOURS", "24"))
 REMINDER_SWEEP_MINUTES = float(os.environ.get("REMINDER_SWEEP_MINUTES", "5"))
 # The door (events/services/door.py): a check-in can be undone at the door this long after it.
 CHECK_IN_UNDO_MINUTES = float(os.environ.get("CHECK_IN_UNDO_MINUTES", "5"))
+# Paid registrations (events/services/payments.py, events/payment_methods.py): a transfer is due this
+# many hours after registering (never after the event's last payment time), a reminder goes out this
+# long before the deadline, and the worker expires the overdue ones this often. The methods offered,
+# and the bank account people transfer to (shown to them with their reference).
+PAYMENT_DEADLINE_HOURS = float(os.environ.get("PAYMENT_DEADLINE_HOURS", "72"))
+PAYMENT_REMINDER_HOURS = float(os.environ.get("PAYMENT_REMINDER_HOURS", "24"))
+PAYMENT_SWEEP_MINUTES = float(os.environ.get("PAYMENT_SWEEP_MINUTES", "5"))
+PAYMENT_METHODS = env_list("PAYMENT_METHODS", "bank_transfer,at_door")
+PAYMENT_BANK_NAME = os.environ.get("PAYMENT_BANK_NAME", "Example Bank (822)")
+PAYMENT_BANK_BRANCH = os.environ.get("PAYMENT_BANK_BRANCH", "Taipei Main Branch")
+PAYMENT_ACCOUNT_NAME = os.environ.get("PAYMENT_ACCOUNT_NAME", SITE_NAME)
+PAYMENT_ACCOUNT_NUMBER = os.environ.get("PAYMENT_ACCOUNT_NUMBER", "0000-000-000000")
 # Bank statements (events/bank_statements.py, docs/bank-statements.md): a larger uploaded file is refused
 # whole (`too_large`) before it is read; the caller passes this as `read_statement(max_bytes=...)`.
 BANK_IMPORT_MAX_BYTES = int(os.environ.get("BANK_IMPORT_MAX_BYTES", str(5 * 1024 * 1024)))
@@ -325,6 +337,7 @@ RETENTION_SIGN_IN_ATTEMPTS_DAYS = int(os.environ.get("RETENTION_SIGN_IN_ATTEMPTS
 RETENTION_VISITOR_TOKENS_DAYS = int(os.environ.get("RETENTION_VISITOR_TOKENS_DAYS", "90"))
 RETENTION_NOTIFICATIONS_DAYS = int(os.environ.get("RETENTION_NOTIFICATIONS_DAYS", "180"))
 RETENTION_ANSWERS_DAYS = int(os.environ.get("RETENTION_ANSWERS_DAYS", "365"))
+RETENTION_PAYMENTS_DAYS = int(os.environ.get("RETENTION_PAYMENTS_DAYS", "180"))
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 # With REDIS_URL, cache entries (and so rate-limit counts) are shared by every app server process.

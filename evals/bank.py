@@ -37,6 +37,9 @@ keyed by case name:
         "answerOnPage": true,               the answer is in the page's visible text, which is what the
                                             case checks: not applicable over MCP, where a client has
                                             no page (and the model's prompt none of its text)
+        "answerMustNot": ["regex", ...]     the agent's final answer (model mode) may match none of
+                                            these, e.g. a claim that a person who still has to pay is
+                                            registered
     }}}
 
 The loader refuses anything the CLI or our runner would misread, so a broken bank fails fast.
@@ -81,6 +84,7 @@ META_KEYS = {
     "allowRelaxAfterZero",
     "smokeArguments",
     "answerOnPage",
+    "answerMustNot",
     "note",
 }
 SETUP_KEYS = {"signedIn", "before", "blockApi", "resetSeats", "freeSeat", "door"}
@@ -101,6 +105,7 @@ class CaseMeta:
     allowRelaxAfterZero: bool | tuple[str, ...] = False
     smokeArguments: tuple | None = None
     answerOnPage: bool = False
+    answerMustNot: tuple[str, ...] = ()
     note: str | None = None
 
     def as_dict(self) -> dict:
@@ -116,6 +121,7 @@ class CaseMeta:
             else self.allowRelaxAfterZero,
             "smokeArguments": list(self.smokeArguments) if self.smokeArguments is not None else None,
             "answerOnPage": self.answerOnPage,
+            "answerMustNot": list(self.answerMustNot),
             "note": self.note,
         }
         return {key: value for key, value in data.items() if value not in (None, False, {}, [])}
@@ -141,6 +147,7 @@ class CaseMeta:
             allowRelaxAfterZero=relax,
             smokeArguments=tuple(smoke) if smoke is not None else None,
             answerOnPage=bool(data.get("answerOnPage", False)),
+            answerMustNot=tuple(data.get("answerMustNot") or ()),
             note=data.get("note"),
         )
 
@@ -438,6 +445,13 @@ def _check_meta(case: Case, where: str) -> None:
         raise BankError(f"{where}: tags need the language of the message, one of {LANGUAGES}")
     if "NO" in meta.tags and case.expectedCall is not None:
         raise BankError(f"{where}: a NO case expects no call at all: expectedCall must be null")
+    for pattern in meta.answerMustNot:
+        if not isinstance(pattern, str):
+            raise BankError(f"{where}: answerMustNot is a list of regular expressions")
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise BankError(f"{where}: answerMustNot {pattern!r} is no regular expression: {error}") from None
     relax = meta.allowRelaxAfterZero
     if isinstance(relax, tuple) and (not relax or set(relax) - set(SEARCH_CONDITIONS)):
         raise BankError(f"{where}: allowRelaxAfterZero lists conditions of {SEARCH_CONDITIONS} (or is true)")

@@ -15,6 +15,9 @@ Rules on top of the upstream matcher (each one can only turn a pass into a fail)
   `result`); otherwise the last turn was played on a page that is not the one the case describes.
 - `invented-argument` — with `exactArguments`, a matched call may not carry argument keys the case
   does not expect (subset matching alone would accept an invented `query`).
+- `claim-in-answer` — with `answerMustNot`, the agent's final answer (model mode; smoke mode has none)
+  may match none of the case's patterns: e.g. telling a person who still has to pay that they are
+  registered.
 
 Over MCP (`via="mcp"`) there is no page, so every result says `uiUpdated: false`: the grader ignores
 `uiUpdated` in the case's expected results and in its earlier turns' answers (the grading says which
@@ -24,6 +27,7 @@ keys it ignored, `ignoredOverMcp`). Everything else is graded as over WebMCP.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -205,9 +209,16 @@ def over_mcp(case: Case) -> tuple[Case, list[str]]:
     return dataclasses.replace(case, expectedCall=expected, messages=messages), sorted(found)
 
 
-def grade(case: Case, calls: list[Call], history: list[Call] | None = None, via: str = "webmcp") -> Grade:
+def grade(
+    case: Case,
+    calls: list[Call],
+    history: list[Call] | None = None,
+    via: str = "webmcp",
+    answer: str | None = None,
+) -> Grade:
     """`calls`: the last turn's calls; `history`: the earlier turns' calls as replayed on the page;
-    `via`: `mcp` grades without the page-only keys (module docstring)."""
+    `via`: `mcp` grades without the page-only keys (module docstring); `answer`: the agent's final
+    answer, when there is one (model mode)."""
     ignored: list[str] = []
     if via == "mcp":
         case, ignored = over_mcp(case)
@@ -226,8 +237,24 @@ def grade(case: Case, calls: list[Call], history: list[Call] | None = None, via:
         violations += relaxed_after_zero(calls, history or [], allowed or ())
     if case.meta.exactArguments:
         violations += invented_arguments(rows)
+    violations += claims_in_answer(case, answer)
     passed = all(row.outcome == "pass" for row in rows) and not violations
     return Grade("pass" if passed else "fail", rows, violations, ignored)
+
+
+def claims_in_answer(case: Case, answer: str | None) -> list[dict]:
+    """The case's `answerMustNot` patterns the final answer matches (none without an answer)."""
+    if not answer:
+        return []
+    return [
+        {
+            "rule": "claim-in-answer",
+            "callIndex": -1,
+            "detail": f"the answer says what it must not ({pattern})",
+        }
+        for pattern in case.meta.answerMustNot
+        if re.search(pattern, answer)
+    ]
 
 
 def calls_from_trace(trace: dict) -> list[Call]:

@@ -233,7 +233,13 @@ def run_case(
             run_agent(client, page, case.messages, options.max_steps, trace)
         trace["setup"] = page.setup_log
         entry["trace"] = trace
-        graded = grade(case, calls_from_trace(trace), history_from_trace(trace), via=options.via)
+        graded = grade(
+            case,
+            calls_from_trace(trace),
+            history_from_trace(trace),
+            via=options.via,
+            answer=trace.get("finalAnswer"),
+        )
         entry["grading"] = graded.as_dict()
         entry["gradedOutcome"] = graded.outcome
         entry["reasons"] = graded.reasons
@@ -431,7 +437,13 @@ def regrade(
         else:
             try:
                 trace = saved.get("trace") or {}
-                graded = grade(case, calls_from_trace(trace), history_from_trace(trace), via=via)
+                graded = grade(
+                    case,
+                    calls_from_trace(trace),
+                    history_from_trace(trace),
+                    via=via,
+                    answer=trace.get("finalAnswer"),
+                )
             except Exception as error:  # an ungradable case is an error; the others still count
                 message = f"cannot grade: {type(error).__name__}: {error}"
                 entry.update(error=message, grading=None, gradedOutcome="error", reasons=[message])

@@ -33,9 +33,12 @@ from core.inputs import validated_input
 from core.throttling import check_write_rate
 from core.visitors import SYSTEM, Mode, Visitor
 from events.contract import (
+    AnswersInput,
     AnswersOutput,
     AttendeeRefInput,
     AttendeesOutput,
+    BankRowInput,
+    BankRowOutput,
     CancelOutput,
     CheckInInput,
     CheckInOutput,
@@ -44,10 +47,16 @@ from events.contract import (
     EventEditInput,
     EventRefInput,
     EventSearchInput,
+    ExpiryOutput,
     FindAttendeeInput,
     LeaveWaitlistOutput,
     NoInput,
     NotificationRefInput,
+    PaymentDecisionOutput,
+    PaymentRefInput,
+    PaymentReportInput,
+    PaymentReportOutput,
+    RefundInput,
     RegistrationInput,
     RegistrationOutput,
     RegistrationRefInput,
@@ -64,16 +73,25 @@ from events.contract import (
     WaitlistOutput,
 )
 
-from . import activity, policies, selectors
+from . import activity, payment_methods, policies, selectors, tickets
+from .choices import PaymentMethod
 from .errors import EventsTokenRequired
 from .models import PUBLIC_ID_PATTERN
 from .questions import form_of
-from .scopes import CHECKIN_WRITE, READ, REGISTRATIONS_MANAGE, REGISTRATIONS_WRITE, SAVED_WRITE
+from .scopes import (
+    CHECKIN_WRITE,
+    PAYMENTS_WRITE,
+    READ,
+    REGISTRATIONS_MANAGE,
+    REGISTRATIONS_WRITE,
+    SAVED_WRITE,
+)
 from .services import (
     approval,
     calendar,
     door,
     organiser,
+    payments,
     registrations,
     reminders,
     saves,
@@ -268,7 +286,7 @@ def _performed(
         if action.writes:
             with transaction.atomic():
                 performed.result = in_transaction(action.use_case)(**arguments)
-                activity.record_write(**_row(performed, raw_event_id))
+                _record(performed, raw_event_id)
         else:
             performed.result = action.use_case(**arguments)
     except TemporaryFailure as error:
@@ -283,6 +301,17 @@ def _performed(
     else:
         activity.record(**_row(performed, raw_event_id))
     return performed
+
+
+def _record(performed: Performed, raw_event_id: Any) -> None:
+    """A write's record, in its transaction: one row, or one per change a batch made (its result's
+    `recorded`: the event of each, as the payment sweep's expired registrations name them)."""
+    each = getattr(performed.result, "recorded", None)
+    if not each:
+        activity.record_write(**_row(performed, raw_event_id))
+        return
+    row = _row(performed, raw_event_id)
+    activity.record_writes(rows=[{**row, "event": event} for event in each])
 
 
 def _row(performed: Performed, raw_event_id: Any) -> dict[str, Any]:
@@ -335,11 +364,24 @@ def registration_preview(visitor: Visitor, arguments: dict[str, Any]) -> str | N
     facts = details.visitor_facts(signed_in=True)
     policies.may_register(policies.EventFacts.of(details.event), facts, now=timezone.now()).enforce()
     validate_answers(questions=form_of(details.event.question_form), answers=arguments.get("answers"))
+    now = timezone.now()
+    spec = tickets.choose(tickets.types_of(details.event), arguments.get("ticket_type"), now=now)
     when, who = _when_and_who(visitor, details)
+    paying = ""
+    if not spec.is_free:
+        method = payment_methods.choose(arguments.get("payment_method"), at_door=details.event.at_door)
+        if method.method == PaymentMethod.AT_DOOR:
+            paying = f" TWD {spec.price:,} is paid at the door."
+        else:
+            method.start(amount=spec.price, last_payment_at=details.event.last_payment_at(), now=now)
+            paying = (
+                f" TWD {spec.price:,} is to be paid by bank transfer; the seat is held until the payment's "
+                "deadline, and the registration is confirmed once the organisers receive the money."
+            )
     if details.event.requires_approval:
         approval = "The organisers approve each registration."
-        return f"Ask to register {who} for “{details.event.title}” ({when})? {approval}"
-    return f"Register {who} for “{details.event.title}” ({when})?"
+        return f"Ask to register {who} for “{details.event.title}” ({when})? {approval}{paying}"
+    return f"Register {who} for “{details.event.title}” ({when})?{paying}"
 
 
 def cancellation_preview(visitor: Visitor, arguments: dict[str, Any]) -> str | None:
@@ -362,6 +404,15 @@ def check_in_preview(visitor: Visitor, arguments: dict[str, Any]) -> str | None:
     event = door.event_for_staff(visitor, arguments["event_id"])
     attendee = door.attendee_by_id(event, arguments["attendee_id"])
     return f"Check in {attendee.name} ({attendee.email}) at “{event.title}”?"
+
+
+def confirm_payment_preview(visitor: Visitor, arguments: dict[str, Any]) -> str | None:
+    """Whose payment, of how much, the manager confirms (an agent's call waits for their yes).
+    Refuses what the use case would: not a manager, an unknown attendee."""
+    event = door.event_for_staff(visitor, arguments["event_id"], allowed=policies.may_handle_payments)
+    attendee = door.attendee_by_id(event, arguments["attendee_id"])
+    amount = f"TWD {attendee.amount:,}"
+    return f"Confirm that {attendee.name} ({attendee.email}) paid {amount} for “{event.title}”?"
 
 
 # ── The rows ───────────────────────────────────────────────────────────────────────────────────
@@ -425,7 +476,7 @@ ACTIONS = _rows(
     Action(
         "update_registration_answers",
         registrations.update_registration_answers,
-        RegistrationInput,
+        AnswersInput,
         AnswersOutput,
         REGISTRATIONS_WRITE,
         messages=Messages(done=_("Your answers are saved."), again=_("Your answers were already these.")),
@@ -557,6 +608,34 @@ ACTIONS = _rows(
     # The worker's own work, performed by the declared system actor (`system_caller`): reminders due.
     # (Its waiting-list sweeps perform `offer_free_seats`.)
     Action("send_reminders", reminders.send_reminders, EventRefInput, None, None),
+    # Payments. The person reports their transfer on their own payment page (no token, no tool: the
+    # account digits are theirs); an event's managers confirm payments (admin, API, and a tool for
+    # their agent, which they confirm) and record refunds; the bank statement's rows and the sweep are
+    # applied by the declared system actor (or a superuser; a statement of one event by its managers).
+    Action(
+        "report_payment",
+        payments.report_payment,
+        PaymentReportInput,
+        PaymentReportOutput,
+        None,
+        messages=Messages(
+            done=_("Thank you: your transfer is being checked. We will e-mail you your ticket once it is."),
+            again=_("You had reported this transfer already; it is being checked."),
+        ),
+        page="payment/report/",
+    ),
+    Action(
+        "confirm_payment",
+        payments.confirm_payment,
+        PaymentRefInput,
+        PaymentDecisionOutput,
+        PAYMENTS_WRITE,
+        consequential=True,
+        preview=confirm_payment_preview,
+    ),
+    Action("refund_payment", payments.refund_payment, RefundInput, PaymentDecisionOutput, None),
+    Action("expire_payments", payments.expire_payments, NoInput, ExpiryOutput, None),
+    Action("apply_bank_row", payments.apply_bank_row, BankRowInput, BankRowOutput, None),
 )
 
 

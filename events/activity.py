@@ -120,6 +120,19 @@ def record_write(
     row.save(force_insert=True)
 
 
+def record_writes(*, rows: list[dict[str, Any]]) -> None:
+    """The rows of one write that changed several things each worth its own record (a sweep's batch:
+    one row per registration it expired), inserted in one statement in the write's transaction, as
+    `record_write`'s one row is; each `rows` entry holds `record_write`'s arguments (`event` a key)."""
+    made = [
+        _row(r["action"], r["mode"], r["outcome"], r["visitor"], r["event"], r["client"], r["claimed_mode"])
+        for r in rows
+    ]
+    for row in made:
+        row.counted = False
+    Activity.objects.bulk_create(made)
+
+
 def written() -> None:
     """A write's row was inserted (`record_write`): count it now with `ACTIVITY_FLUSH_SECONDS=0`, else
     have this process's thread count it within the interval, once the write has committed."""

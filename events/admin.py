@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypedDict, cast
 
+from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Exists, OuterRef, Prefetch, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Sum
 from django.forms.models import BaseInlineFormSet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
@@ -36,12 +37,23 @@ from core.visitors import Mode
 
 from . import policies
 from .actions import ACTIONS, Caller, Performed, perform, recorded_write
-from .choices import NotificationStatus, RegistrationStatus
+from .bank_statements import read_statement
+from .choices import (
+    HOLDING_SEAT,
+    OWED,
+    BankRowState,
+    EventStatus,
+    NotificationStatus,
+    PaymentStatus,
+    RegistrationStatus,
+)
+from .contract import bank_row_data, mask_digits
 from .forms import answer_fields, answers_from_post
 from .models import (
     MAX_OPTIONS,
     MAX_QUESTIONS,
     Activity,
+    BankStatementRow,
     CheckIn,
     Event,
     EventQuerySet,
@@ -51,6 +63,7 @@ from .models import (
     QuestionOption,
     Registration,
     SavedEvent,
+    TicketType,
     WaitlistEntry,
 )
 from .questions import form_of, shown_answers
@@ -82,6 +95,15 @@ CSV_HEADER = [
     "checked in",
     "checked in at",
     "checked in by",
+    "status",
+    "ticket type",
+    "amount (TWD)",
+    "payment",
+    "payment reference",
+    "paid at",
+    "paid via",
+    "refunded (TWD)",
+    "refunded at",
 ]
 
 # ── Who runs which event: EventStaff rows and the policies ──────────────────────────────────────
@@ -382,6 +404,17 @@ class QuestionAdmin(EventScopedAdmin):
             super().delete_model(request, obj)
 
 
+class TicketTypeInline(admin.TabularInline):
+    """The event's ticket types, all on its one capacity: a price (integer TWD, 0 free), an optional
+    sales window (an early bird's) and an optional cap of their own. The event's price summary (the
+    search's free or paid, "from TWD 600") follows from them."""
+
+    model = TicketType
+    fields = ["position", "identifier", "name_en", "name_zh_hant", "price", "sales_start", "sales_end", "cap"]
+    extra = 0
+    ordering = ["position", "id"]
+
+
 class EventStaffInline(admin.TabularInline):
     """The event's team: its managers and door staff. Superusers change it (the managers' group may
     only view it), each change through its row (`EventAdmin.save_formset`); a manager added here gets
@@ -422,7 +455,14 @@ class EventAdmin(EventScopedAdmin):
     date_hierarchy = "starts_at"
     ordering = ["-starts_at", "-id"]
     list_per_page = 50
-    inlines = [EventStaffInline, QuestionInline, RegistrationInline, WaitlistInline, NotificationInline]
+    inlines = [
+        EventStaffInline,
+        TicketTypeInline,
+        QuestionInline,
+        RegistrationInline,
+        WaitlistInline,
+        NotificationInline,
+    ]
     actions = ["publish", "unpublish", "cancel", "export_registrations_csv"]
     fieldsets = [
         (None, {"fields": ["public_id", "title", "summary", "description", "status"]}),
@@ -431,6 +471,10 @@ class EventAdmin(EventScopedAdmin):
         (
             _("Price, level and seats"),
             {"fields": ["price", "price_amount", "currency", "level", "capacity", "offer_hours"]},
+        ),
+        (
+            _("Payments"),
+            {"fields": ["payment_code", "payment_closes_at", "at_door", "pending_may_pay_at_door"]},
         ),
         (_("Record"), {"fields": ["created_at", "updated_at"], "classes": ["collapse"]}),
     ]
@@ -445,7 +489,7 @@ class EventAdmin(EventScopedAdmin):
     def get_fieldsets(self, request: HttpRequest, obj: Event | None = None):
         fieldsets = list(super().get_fieldsets(request, obj))
         if obj is not None:
-            fieldsets.insert(1, (_("The door"), {"fields": ["door_summary"]}))
+            fieldsets.insert(1, (_("The door"), {"fields": ["door_summary", "payments_summary"]}))
         return fieldsets
 
     def get_readonly_fields(self, request: HttpRequest, obj: Event | None = None) -> list[str]:
@@ -453,8 +497,36 @@ class EventAdmin(EventScopedAdmin):
         # The status changes only through the actions (publish, unpublish, cancel): use cases with
         # their Activity row and their effects on registrants.
         if obj is not None:
-            return ["public_id", "status", "door_summary", "created_at", "updated_at"]
+            fields = ["public_id", "status", "door_summary", "payments_summary", "created_at", "updated_at"]
+            if obj.ticket_form:  # the price summary follows from the ticket types
+                fields += ["price", "price_amount", "currency"]
+            return fields
         return ["created_at", "updated_at"]
+
+    @admin.display(description=_("payments"))
+    def payments_summary(self, event: Event) -> str:
+        """The event's money: what is awaited, what is paid, what was refunded and what is to refund
+        (integer TWD), with links to the registrations behind each figure."""
+        rows = Registration.objects.filter(event=event).exclude(amount=0)
+        awaited = rows.filter(payment_status__in=OWED).aggregate(n=Count("pk"), total=Sum("amount"))
+        paid = rows.filter(payment_status=PaymentStatus.PAID).aggregate(
+            n=Count("pk"), total=Sum("paid_amount")
+        )
+        refunded = rows.filter(payment_status=PaymentStatus.REFUNDED).aggregate(total=Sum("refunded_amount"))
+        to_refund = rows.filter(PaymentFilter.REFUND_DUE).count()
+        told = _(
+            "Awaited: %(awaited)d (TWD %(awaited_total)s) · paid: %(paid)d (TWD %(paid_total)s) · "
+            "refunded: TWD %(refunded)s · to refund: %(to_refund)d"
+        ) % {
+            "awaited": awaited["n"],
+            "awaited_total": f"{awaited['total'] or 0:,}",
+            "paid": paid["n"],
+            "paid_total": f"{paid['total'] or 0:,}",
+            "refunded": f"{refunded['total'] or 0:,}",
+            "to_refund": to_refund,
+        }
+        url = f"{reverse('admin:events_registration_changelist')}?event__id__exact={event.pk}&payment=unpaid"
+        return format_html('{} <a href="{}">{}</a>', told, url, _("Unpaid registrations"))
 
     @admin.display(description=_("attendees"))
     def door_summary(self, event: Event) -> str:
@@ -615,7 +687,11 @@ class EventAdmin(EventScopedAdmin):
         choices joined by commas), in three queries in all. Every cell is formula-safe (`safe_cell`):
         names, titles and answers are people's text."""
         registrations = (
-            Registration.objects.filter(event__in=queryset.values("pk"), status=RegistrationStatus.CONFIRMED)
+            Registration.objects.filter(event__in=queryset.values("pk"))
+            .filter(
+                Q(status__in=HOLDING_SEAT)
+                | Q(payment_status__in=[PaymentStatus.PAID, PaymentStatus.REFUNDED])
+            )
             .select_related("event", "user")
             .prefetch_related(_standing_check_ins())
             .order_by("event__starts_at", "event__id", "created_at", "id")
@@ -641,10 +717,31 @@ class EventAdmin(EventScopedAdmin):
                 "yes" if check_in is not None else "no",
                 timezone.localtime(check_in.checked_in_at).isoformat() if check_in is not None else "",
                 _name(check_in.staff) if check_in is not None else "",
+                *_payment_cells(registration),
                 *(answers.get(identifier, "") for identifier in columns),
             ]
             writer.writerow(cells)
         return response
+
+
+def _payment_cells(registration: Registration) -> list[str]:
+    """A registration's status, ticket type and money (integer TWD) as the export's cells. Never the
+    account digits the person reported (a credential)."""
+
+    def when(moment) -> str:
+        return timezone.localtime(moment).isoformat() if moment else ""
+
+    return [
+        registration.status,
+        registration.ticket_type or "general",
+        str(registration.amount),
+        registration.payment_status,
+        registration.payment_reference_text,
+        when(registration.paid_at),
+        registration.paid_via,
+        str(registration.refunded_amount),
+        when(registration.refunded_at),
+    ]
 
 
 def _question_columns(registrations: list[Registration]) -> list[str]:
@@ -717,6 +814,40 @@ class CheckedInFilter(admin.SimpleListFilter):
         return queryset
 
 
+class PaymentFilter(admin.SimpleListFilter):
+    """The registrations whose money needs the organisers: unpaid (a transfer awaited or being checked,
+    or due at the door), overdue (past the deadline, not yet swept), being checked (the person reported
+    their transfer), to refund (paid, no seat any more or the event cancelled)."""
+
+    title = _("payment")
+    parameter_name = "payment"
+    REFUND_DUE = Q(payment_status=PaymentStatus.PAID, refunded_amount=0) & (
+        ~Q(status__in=HOLDING_SEAT) | Q(event__status=EventStatus.CANCELLED)
+    )
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, StrOrPromise]]:
+        return [
+            ("unpaid", _("Unpaid")),
+            ("overdue", _("Overdue")),
+            ("checking", _("Being checked")),
+            ("refund", _("To refund")),
+        ]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Registration]) -> QuerySet[Registration]:
+        value = self.value()
+        if value == "unpaid":
+            return queryset.filter(payment_status__in=OWED, status__in=HOLDING_SEAT)
+        if value == "overdue":
+            return queryset.filter(
+                status=RegistrationStatus.PENDING_PAYMENT, payment_due_at__lte=timezone.now()
+            )
+        if value == "checking":
+            return queryset.filter(payment_status=PaymentStatus.CHECKING)
+        if value == "refund":
+            return queryset.filter(self.REFUND_DUE)
+        return queryset
+
+
 @admin.register(Registration)
 class RegistrationAdmin(CheckInColumns, EventScopedAdmin, ReadOnlyAdmin):
     """Each event's attendees with their check-in: filter by event to see who is in. The ticket code is
@@ -726,23 +857,53 @@ class RegistrationAdmin(CheckInColumns, EventScopedAdmin, ReadOnlyAdmin):
         "user",
         "event",
         "status",
+        "ticket_type",
+        "money",
+        "payment_status",
+        "payment_due_at",
         "checked_in",
         "checked_in_at",
         "checked_in_by",
         "created_at",
-        "updated_at",
     ]
-    list_filter = ["status", ("event", admin.RelatedOnlyFieldListFilter), CheckedInFilter]
+    list_filter = [
+        "status",
+        PaymentFilter,
+        "payment_status",
+        ("event", admin.RelatedOnlyFieldListFilter),
+        CheckedInFilter,
+    ]
     list_select_related = ["user", "event"]
-    search_fields = ["user__username", "user__email", "event__title", "event__public_id"]
+    search_fields = ["user__username", "user__email", "event__title", "event__public_id", "payment_reference"]
     date_hierarchy = "created_at"
-    actions = ["cancel_registrations", "approve_registrations", "decline_registrations"]
+    actions = [
+        "cancel_registrations",
+        "approve_registrations",
+        "decline_registrations",
+        "confirm_payments",
+        "refund_payments",
+    ]
     fields = readonly_fields = (
         "user",
         "event",
         "status",
         "answers_given",
         "organisers_answers",
+        "ticket_type",
+        "amount",
+        "payment_method",
+        "payment_status",
+        "payment_reference_text",
+        "payment_due_at",
+        "reported_last5",
+        "reported_paid_on",
+        "reported_at",
+        "paid_amount",
+        "paid_at",
+        "paid_via",
+        "refunded_amount",
+        "refunded_at",
+        "refunded_by",
         "ticket_issued_at",
         "checked_in",
         "checked_in_at",
@@ -820,6 +981,43 @@ class RegistrationAdmin(CheckInColumns, EventScopedAdmin, ReadOnlyAdmin):
             ),
         }
         return TemplateResponse(request, "admin/events/registration/staff_answers.html", context)
+
+    @admin.display(description=_("amount"), ordering="amount")
+    def money(self, registration: Registration) -> str:
+        return f"TWD {registration.amount:,}" if registration.amount else "—"
+
+    @admin.display(description=_("payment reference"))
+    def payment_reference_text(self, registration: Registration) -> str:
+        return registration.payment_reference_text or "—"
+
+    @admin.action(description=_("Confirm the selected payments"), permissions=["decide"])
+    def confirm_payments(self, request: HttpRequest, queryset: QuerySet[Registration]) -> None:
+        """Each through `confirm_payment`: confirmed, with a ticket, and the person gets it by e-mail."""
+        self._pay(request, queryset, "confirm_payment")
+
+    @admin.action(description=_("Record a full refund of the selected payments"), permissions=["decide"])
+    def refund_payments(self, request: HttpRequest, queryset: QuerySet[Registration]) -> None:
+        """Each through `refund_payment` (the money moves outside the site; this records it)."""
+        self._pay(request, queryset, "refund_payment")
+
+    def _pay(self, request: HttpRequest, queryset: QuerySet[Registration], name: str) -> None:
+        rows = list(queryset.order_by("pk").values_list("pk", "event__public_id"))
+        performed = [
+            _perform(request, name, {"event_id": event_id, "attendee_id": pk}) for pk, event_id in rows
+        ]
+        results = _results(request, performed)
+        count = sum(result.changed for result in results)
+        _tell_done(
+            self,
+            request,
+            results,
+            ngettext(
+                "%(count)d payment was recorded; the person is told.",
+                "%(count)d payments were recorded; each person is told.",
+                count,
+            )
+            % {"count": count},
+        )
 
     @admin.action(description=_("Approve selected registrations"), permissions=["decide"])
     def approve_registrations(self, request: HttpRequest, queryset: QuerySet[Registration]) -> None:
@@ -941,6 +1139,134 @@ class CheckInAdmin(EventScopedAdmin, ReadOnlyAdmin):
     @admin.display(description=_("checked in by"), ordering="staff__username")
     def checked_in_by(self, check_in: CheckIn) -> str:
         return _name(check_in.staff) or "—"
+
+
+class BankImportForm(forms.Form):
+    """The upload: a statement file, and the event it is for (required of an event's managers; a
+    superuser may import a statement of every event)."""
+
+    statement = forms.FileField(label=_("Bank statement (CSV)"))
+    event = forms.ModelChoiceField(
+        queryset=Event.objects.none(), required=False, label=_("Event"), empty_label=_("Every event")
+    )
+
+    def __init__(self, *args, managed: frozenset[int] | None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        field = cast(forms.ModelChoiceField, self.fields["event"])
+        field.queryset = (
+            Event.objects.order_by("-starts_at") if managed is None else Event.objects.filter(pk__in=managed)
+        )
+        field.required = managed is not None
+
+
+@admin.register(BankStatementRow)
+class BankStatementRowAdmin(EventScopedAdmin, ReadOnlyAdmin):
+    """Every imported bank statement row and what became of it (its state): matched and confirmed,
+    already paid, no match, invalid, late, partial, overpaid, for a cancelled registration. Rows are
+    written only by the import (`apply_bank_row`, once per row): the upload page here or
+    `manage.py import_bank_statement`. The payer's account digits are shown masked in the list."""
+
+    list_display = ["imported_at", "source", "line", "booked_on", "amount", "state", "event", "payer_masked"]
+    list_filter = ["state", ("event", admin.RelatedOnlyFieldListFilter)]
+    list_select_related = ["event"]
+    search_fields = ["reference", "source"]
+    date_hierarchy = "imported_at"
+    readonly_fields = [
+        "checksum",
+        "event",
+        "registration",
+        "source",
+        "line",
+        "booked_on",
+        "amount",
+        "reference",
+        "payer",
+        "account_last5",
+        "state",
+        "problem",
+        "imported_at",
+        "imported_by",
+    ]
+    change_list_template = "admin/events/bankstatementrow/change_list.html"
+
+    def event_of(self, obj: object) -> int:
+        return cast(BankStatementRow, obj).event_id or 0
+
+    @admin.display(description=_("payer"))
+    def payer_masked(self, row: BankStatementRow) -> str:
+        return (
+            f"{row.payer} · {mask_digits(row.account_last5)}" if row.payer else mask_digits(row.account_last5)
+        )
+
+    def get_urls(self):
+        own = [
+            path(
+                "import/",
+                self.admin_site.admin_view(self.import_view),
+                name="events_bankstatementrow_import",
+            )
+        ]
+        return own + super().get_urls()
+
+    def import_view(self, request: HttpRequest) -> HttpResponse:
+        """Upload a statement: it is read (`read_statement`), then each row applied by `apply_bank_row`
+        as the person signed in, and every row's state shown (the account digits masked)."""
+        managed = managed_event_ids(request)
+        if managed == frozenset() or not self.has_view_permission(request):
+            raise PermissionDenied
+        form = BankImportForm(request.POST or None, request.FILES or None, managed=managed)
+        rows: list[dict[str, object]] = []
+        if request.method == "POST" and form.is_valid():
+            upload = form.cleaned_data["statement"]
+            event = form.cleaned_data["event"]
+            statement = read_statement(upload.read(), max_bytes=settings.BANK_IMPORT_MAX_BYTES)
+            if statement.refusal:
+                messages.error(
+                    request, _("This file cannot be read: %(reason)s.") % {"reason": statement.refusal}
+                )
+            else:
+                event_id = event.public_id if event is not None else None
+                for row in statement.rows:
+                    data = bank_row_data(row, source=upload.name, event_id=event_id)
+                    performed = _perform(request, "apply_bank_row", data)
+                    rows.append(_imported(row, performed))
+                states = sorted({str(row["state"]) for row in rows})
+                messages.success(
+                    request,
+                    ngettext("%(count)d row read.", "%(count)d rows read.", len(rows)) % {"count": len(rows)}
+                    + " "
+                    + ", ".join(states),
+                )
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": _("Import a bank statement"),
+            "form": form,
+            "rows": rows,
+        }
+        return TemplateResponse(request, "admin/events/bankstatementrow/import.html", context)
+
+
+def _imported(row, performed: Performed) -> dict[str, object]:
+    """One row of the upload page: what the file said (digits masked) and what became of it."""
+    if performed.error is not None:
+        state, label = "error", f"{performed.error.reason}: {performed.error.message}"
+    elif not performed.result.applied:
+        state, label = "already_imported", str(_("Imported before: nothing changed"))
+    else:
+        state = performed.result.state
+        label = str(BankRowState(state).label)
+    return {
+        "line": row.line,
+        "date": row.date,
+        "amount": row.amount,
+        "reference": row.reference,
+        "payer": row.payer,
+        "account": mask_digits(row.account_last5),
+        "state": state,
+        "label": label,
+        "problem": row.problem or "",
+    }
 
 
 @admin.register(SavedEvent)

@@ -34,12 +34,76 @@ class RegistrationStatus(models.TextChoices):
     CONFIRMED = "confirmed", _("Confirmed")
     #: An event that requires approval: the seat is held while its managers decide.
     PENDING_APPROVAL = "pending_approval", _("Waiting for approval")
+    #: A paid ticket type: the seat is held until the payment's deadline (`payment_due_at`).
+    PENDING_PAYMENT = "pending_payment", _("Waiting for payment")
     CANCELLED = "cancelled", _("Cancelled")
     DECLINED = "declined", _("Declined")
+    #: Not paid by its deadline: the seat went back to the pool (the payment sweep).
+    EXPIRED = "expired", _("Not paid in time")
 
 
 #: The statuses that hold a seat (counted against capacity): at most one per person and event.
-HOLDING_SEAT = (RegistrationStatus.CONFIRMED, RegistrationStatus.PENDING_APPROVAL)
+HOLDING_SEAT = (
+    RegistrationStatus.CONFIRMED,
+    RegistrationStatus.PENDING_APPROVAL,
+    RegistrationStatus.PENDING_PAYMENT,
+)
+
+
+class PaymentStatus(models.TextChoices):
+    """Where a registration's money stands (`Registration.payment_status`), the words Taiwanese
+    transfer pages use: 待付款, 查帳中, 已付款. Every change is one transition under the
+    registration's row lock (events/services/payments.py)."""
+
+    NONE = "none", _("Nothing to pay")
+    AWAITING = "awaiting", _("Awaiting payment")
+    #: The person reported their transfer (last five digits and date): the organisers check it.
+    CHECKING = "checking", _("Being checked")
+    #: Confirmed at once; paid at the door (the check-in records it).
+    AT_DOOR = "at_door", _("Due at the door")
+    PAID = "paid", _("Paid")
+    #: Ended without money: expired, or cancelled before paying.
+    UNPAID = "unpaid", _("Not paid")
+    REFUNDED = "refunded", _("Refunded")
+
+
+#: Money is owed on the registration (the person may still pay).
+OWED = (PaymentStatus.AWAITING, PaymentStatus.CHECKING, PaymentStatus.AT_DOOR)
+#: Waiting for a transfer (the sweep expires these after their deadline).
+AWAITING_TRANSFER = (PaymentStatus.AWAITING, PaymentStatus.CHECKING)
+
+
+class PaymentMethod(models.TextChoices):
+    """How a paid registration is paid (events/payment_methods.py: one provider each)."""
+
+    BANK_TRANSFER = "bank_transfer", _("Bank transfer")
+    AT_DOOR = "at_door", _("Pay at the door")
+    #: Confirms without a gateway; enabled only where PAYMENT_METHODS names it (the tests).
+    DUMMY = "dummy", _("Test payment")
+
+
+class PaidVia(models.TextChoices):
+    """Who or what confirmed a payment."""
+
+    ORGANISER = "organiser", _("An organiser")
+    BANK_STATEMENT = "bank_statement", _("The bank statement")
+    DOOR = "door", _("At the door")
+    PROCESSOR = "processor", _("The payment processor")
+
+
+class BankRowState(models.TextChoices):
+    """What became of one row of an imported bank statement (`BankStatementRow.state`): every row
+    ends in one of these, which the organisers see on the import page and in the admin."""
+
+    MATCHED = "matched", _("Matched: payment confirmed")
+    LATE_CONFIRMED = "late_confirmed", _("Late, a seat was free: confirmed again")
+    ALREADY_PAID = "already_paid", _("Already paid")
+    NO_MATCH = "no_match", _("No match")
+    INVALID = "invalid", _("Invalid row")
+    LATE = "late", _("Late, no seat free: refund it")
+    PARTIAL = "partial", _("Less than due: not confirmed")
+    OVERPAID = "overpaid", _("More than due: not confirmed")
+    CANCELLED = "cancelled", _("For a cancelled registration: refund it")
 
 
 class QuestionKind(models.TextChoices):
@@ -95,6 +159,10 @@ class NotificationKind(models.TextChoices):
     OFFER_EXPIRED = "offer_expired", _("Offer expired")
     EVENT_CANCELLED = "event_cancelled", _("Event cancelled")
     REMINDER = "reminder", _("Reminder")
+    PAYMENT_DUE = "payment_due", _("Payment instructions")
+    PAYMENT_REMINDER = "payment_reminder", _("Payment reminder")
+    PAYMENT_EXPIRED = "payment_expired", _("Payment deadline passed")
+    PAYMENT_CONFIRMED = "payment_confirmed", _("Payment received")
 
 
 class NotificationStatus(models.TextChoices):
@@ -112,12 +180,13 @@ MANAGER_PERMISSIONS = [
     "view_event",
     "change_event",
     "view_registration",
+    "view_bankstatementrow",
     "view_checkin",
     "view_eventstaff",
     # The event's registration questions (an inline on its page) and their options.
     *(
         f"{verb}_{model}"
-        for model in ("question", "questionoption")
+        for model in ("question", "questionoption", "tickettype")
         for verb in ("view", "add", "change", "delete")
     ),
 ]

@@ -15,8 +15,10 @@ from django.utils import timezone, translation
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from events.choices import Level, Location, Price, QuestionKind, StaffRole
-from events.models import PUBLIC_ID_PATTERN, Event, Registration
+from events import payment_methods, tickets
+from events.choices import Level, Location, PaymentMethod, PaymentStatus, Price, QuestionKind, StaffRole
+from events.mail.messages import site_url
+from events.models import IDENTIFIER_PATTERN, PUBLIC_ID_PATTERN, Event, Registration
 from events.questions import QuestionSpec, answers_schema, attendee_questions, form_of
 from events.selectors import DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE, QUERY_MAX_LENGTH
 
@@ -76,9 +78,9 @@ def _few_answers(answers: dict[str, Any]) -> None:
         raise serializers.ValidationError("An answer's key is a question identifier (at most 40 characters).")
 
 
-class RegistrationInput(EventRefInput):
-    """A registration, with the person's answers to the event's questions (`get_event_details` lists
-    them; an event without questions takes none)."""
+class AnswersInput(EventRefInput):
+    """The person's answers to the event's questions (`get_event_details` lists them; an event without
+    questions takes none): what changing them takes."""
 
     answers = serializers.DictField(
         required=False,
@@ -88,6 +90,111 @@ class RegistrationInput(EventRefInput):
             "answers keyed by those question identifiers only. Never invent an answer: ask the person."
         ),
     )
+
+
+def _as(source: str, field: serializers.Field) -> serializers.Field:
+    """`field` again, under another key, filling the input's `source` (the API's camelCase keys)."""
+    return type(field)(*field._args, **{**field._kwargs, "source": source})  # type: ignore[attr-defined]
+
+
+class RegistrationInput(AnswersInput):
+    """A registration: the person's answers, the ticket type (when the event sells several) and, for a
+    paid type, how they will pay."""
+
+    ticket_type = serializers.RegexField(
+        IDENTIFIER_PATTERN,
+        required=False,
+        max_length=40,
+        help_text=(
+            "The ticket type's identifier (get_event_details lists the types, their prices and which are "
+            "on sale now); needed when the event sells more than one. Ask the person which they want."
+        ),
+    )
+    payment_method = serializers.ChoiceField(
+        choices=[PaymentMethod.BANK_TRANSFER.value, PaymentMethod.AT_DOOR.value],
+        required=False,
+        help_text=(
+            "For a paid ticket type: bank_transfer (the default: the seat is held until the payment's "
+            "deadline) or at_door, only where the event offers it. The person pays themselves."
+        ),
+    )
+
+
+class PaymentReportInput(EventRefInput):
+    """The person's report of their transfer (their own payment page only; never a tool's input)."""
+
+    account_last5 = serializers.RegexField(
+        r"^[0-9]{5}$", help_text="The last five digits of the account the person paid from (帳號末五碼)."
+    )
+    paid_on = serializers.DateField(help_text="The day they made the transfer.")
+
+
+class PaymentReportApiInput(PaymentReportInput):
+    """`report_payment` as the API takes it: camelCase keys, as its bodies are."""
+
+    account_last5 = paid_on = None  # type: ignore[assignment]
+    accountLast5 = _as("account_last5", PaymentReportInput._declared_fields["account_last5"])
+    paidOn = _as("paid_on", PaymentReportInput._declared_fields["paid_on"])
+
+
+class PaymentRefInput(EventRefInput):
+    """One registration's payment, by the attendee id the door and the admin know it by."""
+
+    attendee_id = serializers.IntegerField(
+        min_value=1, help_text="The registration's attendeeId (find_attendee, the admin, the export)."
+    )
+
+
+class RefundInput(PaymentRefInput):
+    """A refund to record: all that was paid unless `amount` (integer TWD) says less."""
+
+    amount = serializers.IntegerField(required=False, min_value=1, max_value=10_000_000)
+
+
+def bank_row_data(row: Any, *, source: str, event_id: str | None) -> dict[str, Any]:
+    """A statement row (`events.bank_statements.StatementRow`) as `apply_bank_row` takes it."""
+    data = {
+        "checksum": row.checksum,
+        "line": row.line,
+        "booked_on": row.date.isoformat() if row.date else None,
+        "amount": row.amount,
+        "reference": row.reference or "",
+        "payer": row.payer or "",
+        "account_last5": row.account_last5 or "",
+        "problem": row.problem,
+        "source": source,
+    }
+    if event_id:
+        data["event_id"] = event_id
+    return data
+
+
+def mask_digits(digits: str) -> str:
+    """Account digits (a credential) as a log line or a list may show them: the last two only."""
+    return f"***{digits[-2:]}" if digits else "—"
+
+
+class RefundApiInput(RefundInput):
+    """`refund_payment` as the API takes it: the path names the registration; the body its amount."""
+
+
+class BankRowInput(serializers.Serializer):
+    """One row of a bank statement as `events.bank_statements.read_statement` read it (the import
+    command and the admin's upload page only; never a tool's input)."""
+
+    checksum = serializers.CharField(max_length=64)
+    line = serializers.IntegerField(min_value=0, required=False, default=0)
+    booked_on = serializers.DateField(required=False, allow_null=True, default=None)
+    amount = serializers.IntegerField(required=False, allow_null=True, default=None)
+    reference = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
+    payer = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
+    account_last5 = serializers.CharField(required=False, allow_blank=True, max_length=5, default="")
+    problem = serializers.CharField(
+        required=False, allow_null=True, allow_blank=True, max_length=500, default=None
+    )
+    # The file's name. Also an attribute of DRF's Field (mypy sees it); the metaclass takes it out.
+    source = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")  # type: ignore[assignment]
+    event_id = serializers.RegexField(PUBLIC_ID_PATTERN, required=False, max_length=80)
 
 
 class RegistrationRefInput(serializers.Serializer):
@@ -150,6 +257,23 @@ class NoInput(serializers.Serializer):
 
 def _iso(value) -> str:
     return timezone.localtime(value).isoformat()
+
+
+class Constant(serializers.Field):
+    """An output field with a fixed value (e.g. `"ok": true`), typed for the OpenAPI document."""
+
+    def __init__(self, value: Any, **kwargs: Any) -> None:
+        self.value = value
+        super().__init__(read_only=True, **kwargs)
+
+    def get_attribute(self, instance: Any) -> Any:
+        return self.value
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+extend_schema_field({"type": "boolean"})(Constant)
 
 
 class EventSummarySerializer(serializers.Serializer):
@@ -242,6 +366,17 @@ PENDING_NEXT_ACTION = (
     "The registration waits for the organisers' approval: the seat is held, and the person is told by "
     "e-mail when it is approved (with the ticket) or declined. Tell the person; nothing else to do now."
 )
+PAYMENT_NEXT_ACTION = (
+    "The person is NOT registered yet: the seat is held only until payment.dueAt. Tell them to pay "
+    "payment.amount TWD themselves, by bank transfer with payment.reference in the transfer's note "
+    "(payment.instructions), or on their payment page (payment.url). Relay the instructions as they "
+    "are; never ask for, handle or repeat the person's own bank details, and never confirm a payment "
+    "for them. They get an e-mail with their ticket once the organisers confirm the money."
+)
+DOOR_NEXT_ACTION = (
+    "The person is registered and pays payment.amount TWD at the door (payment.instructions); their "
+    "ticket comes by e-mail. Tell them; nothing else to do now."
+)
 
 
 @extend_schema_field(
@@ -271,17 +406,125 @@ class AnswersOutputField(serializers.Field):
         return {key: value for key, value in (registration.answers or {}).items() if key not in staff_only}
 
 
+def payment_url(event: Event) -> str:
+    """The person's own payment page for `event`: it needs their sign-in and carries nothing of theirs
+    (another person who opens it sees their own payment, or none)."""
+    return site_url(reverse("payment", kwargs={"event_id": event.public_id}))
+
+
+class PaymentSerializer(serializers.Serializer):
+    """A registration's payment as its person (and their agent) may know it: never the account digits
+    they reported. Integer TWD."""
+
+    status = serializers.ChoiceField(
+        source="payment_status",
+        choices=PaymentStatus.choices,
+        help_text="awaiting (待付款), checking (查帳中: the person reported their transfer), at_door (due at "
+        "the door), paid, unpaid (ended without payment) or refunded.",
+    )
+    method = serializers.CharField(source="payment_method")
+    amount = serializers.IntegerField(help_text="Integer TWD.")
+    currency = Constant("TWD")
+    reference = serializers.SerializerMethodField(
+        help_text="What the transfer's note must carry (the event's code, a dash, six characters)."
+    )
+    dueAt = serializers.SerializerMethodField(help_text="The seat is held until then; unpaid, it is freed.")
+    methods = serializers.SerializerMethodField(help_text="The payment methods this event offers.")
+    instructions = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField(
+        help_text="The person's own payment page (they sign in there; nothing personal in the address)."
+    )
+    paidAt = serializers.SerializerMethodField()
+    reportedAt = serializers.SerializerMethodField(help_text="When the person reported their transfer.")
+    refundedAmount = serializers.IntegerField(source="refunded_amount")
+    refundedAt = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_reference(self, registration: Registration) -> str | None:
+        return registration.payment_reference_text or None
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_dueAt(self, registration: Registration) -> str | None:
+        return _iso(registration.payment_due_at) if registration.payment_due_at else None
+
+    def get_methods(self, registration: Registration) -> list[str]:
+        return list(payment_methods.offered(at_door=registration.event.at_door))
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "properties": {
+                "kind": {"type": "string", "enum": ["bank_transfer", "at_door", "dummy"]},
+                "bank": {"type": "string"},
+                "branch": {"type": "string"},
+                "accountName": {"type": "string"},
+                "accountNumber": {"type": "string"},
+                "text": {"type": "string"},
+            },
+        }
+    )
+    def get_instructions(self, registration: Registration) -> dict[str, Any]:
+        return payment_instructions(registration)
+
+    def get_url(self, registration: Registration) -> str:
+        return payment_url(registration.event)
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_paidAt(self, registration: Registration) -> str | None:
+        return _iso(registration.paid_at) if registration.paid_at else None
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_reportedAt(self, registration: Registration) -> str | None:
+        return _iso(registration.reported_at) if registration.reported_at else None
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_refundedAt(self, registration: Registration) -> str | None:
+        return _iso(registration.refunded_at) if registration.refunded_at else None
+
+
+def payment_instructions(registration: Registration) -> dict[str, Any]:
+    """How to pay: the method's instructions (the bank account for a transfer, from the settings), and
+    one sentence in English that says it all (`text`)."""
+    if not registration.payment_method:
+        return {}
+    instructions = payment_methods.provider(registration.payment_method).instructions()
+    amount = f"TWD {registration.amount:,}"
+    if instructions.get("kind") == "bank_transfer":
+        instructions["text"] = (
+            f"Transfer {amount} to {instructions['bank']}, {instructions['branch']}, account "
+            f"{instructions['accountNumber']} ({instructions['accountName']}), with the reference "
+            f"{registration.payment_reference_text} in the transfer's note."
+        )
+    elif instructions.get("kind") == "at_door":
+        instructions["text"] = f"Pay {amount} at the door."
+    return instructions
+
+
 class RegistrationSerializer(serializers.Serializer):
     eventId = serializers.CharField(source="event.public_id")
     status = serializers.CharField(
         help_text="confirmed, pending_approval (the seat is held until the organisers decide), "
-        "cancelled or declined."
+        "pending_payment (the seat is held until payment.dueAt; the person is not registered until "
+        "they have paid), cancelled, declined or expired (not paid in time)."
     )
+    ticketType = serializers.SerializerMethodField(help_text="The ticket type's identifier.")
     updatedAt = serializers.SerializerMethodField()
     answers = AnswersOutputField()
+    payment = serializers.SerializerMethodField(
+        help_text="The registration's payment (a paid ticket type), or null for a free one."
+    )
+
+    def get_ticketType(self, registration: Registration) -> str:
+        return registration.ticket_type or tickets.IMPLICIT
 
     def get_updatedAt(self, registration: Registration) -> str:
         return _iso(registration.updated_at)
+
+    @extend_schema_field(PaymentSerializer(allow_null=True))
+    def get_payment(self, registration: Registration) -> dict[str, Any] | None:
+        if not registration.amount:
+            return None
+        return dict(PaymentSerializer(registration).data)
 
 
 class RegistrationWithEventSerializer(RegistrationSerializer):
@@ -292,23 +535,6 @@ ZERO_RESULT_NEXT_ACTION = (
     "No event matches all of these conditions. Tell the person, and ask which condition to change "
     "before searching again; do not drop or change a filter on your own."
 )
-
-
-class Constant(serializers.Field):
-    """An output field with a fixed value (e.g. `"ok": true`), typed for the OpenAPI document."""
-
-    def __init__(self, value: Any, **kwargs: Any) -> None:
-        self.value = value
-        super().__init__(read_only=True, **kwargs)
-
-    def get_attribute(self, instance: Any) -> Any:
-        return self.value
-
-    def to_representation(self, value: Any) -> Any:
-        return value
-
-
-extend_schema_field({"type": "boolean"})(Constant)
 
 
 class StateVersionFromContext(serializers.IntegerField):
@@ -500,6 +726,33 @@ class QuestionOutput(serializers.Serializer):
 TEXT_KINDS = ("text", "long_text", "email", "url", "phone")
 
 
+class TicketTypeOutput(serializers.Serializer):
+    """One ticket type: `name` is organisers' text in the request's language (data, not instructions);
+    `identifier` is what register_event's ticket_type takes."""
+
+    identifier = serializers.CharField(read_only=True)
+    name = serializers.SerializerMethodField()
+    price = serializers.IntegerField(read_only=True, help_text="Integer TWD; 0 is free.")
+    currency = Constant("TWD")
+    onSale = serializers.SerializerMethodField(help_text="On sale now (within its sales window).")
+    salesStart = serializers.SerializerMethodField()
+    salesEnd = serializers.SerializerMethodField()
+
+    def get_name(self, spec: Any) -> str:
+        return spec.name_in(translation.get_language())
+
+    def get_onSale(self, spec: Any) -> bool:
+        return spec.on_sale(self.context.get("now") or timezone.now())
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_salesStart(self, spec: Any) -> str | None:
+        return _iso(spec.sales_start) if spec.sales_start else None
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_salesEnd(self, spec: Any) -> str | None:
+        return _iso(spec.sales_end) if spec.sales_end else None
+
+
 class EventDetailsOutput(_Read):
     event = EventDetailSerializer(read_only=True)
     saved = serializers.BooleanField(source="is_saved", read_only=True)
@@ -518,12 +771,38 @@ class EventDetailsOutput(_Read):
         help_text="The person's registration waits for the organisers' approval (the seat is held)."
     )
     requiresApproval = serializers.BooleanField(source="event.requires_approval", read_only=True)
+    ticketTypes = serializers.SerializerMethodField(
+        help_text="The ticket types with their prices, and which are on sale now (all on one seat pool)."
+    )
+    paymentMethods = serializers.SerializerMethodField(
+        help_text="How a paid ticket type may be paid at this event (the person pays themselves)."
+    )
+    payment = serializers.SerializerMethodField(
+        help_text="The person's own registration's payment (a paid type), or null."
+    )
     answers = serializers.SerializerMethodField()
     questions = serializers.SerializerMethodField()
     answersSchema = serializers.SerializerMethodField()
 
     def get_pendingApproval(self, details: Any) -> bool:
         return bool(details.is_registered and details.registration.is_pending)
+
+    @extend_schema_field(TicketTypeOutput(many=True))
+    def get_ticketTypes(self, details: Any) -> list[dict[str, Any]]:
+        return list(TicketTypeOutput(tickets.types_of(details.event), many=True, context={}).data)
+
+    def get_paymentMethods(self, details: Any) -> list[str]:
+        if tickets.all_free(tickets.types_of(details.event)):
+            return []
+        return list(payment_methods.offered(at_door=details.event.at_door))
+
+    @extend_schema_field(PaymentSerializer(allow_null=True))
+    def get_payment(self, details: Any) -> dict[str, Any] | None:
+        registration = details.registration
+        if registration is None or not registration.amount:
+            return None
+        registration.event = details.event
+        return dict(PaymentSerializer(registration).data)
 
     @extend_schema_field(AnswersOutputField())
     def get_answers(self, details: Any) -> dict[str, Any]:
@@ -560,10 +839,18 @@ class UnsaveOutput(_Written):
 
 
 class _PendingNextAction(serializers.CharField):
-    """`nextAction` of a registration waiting for approval; absent otherwise (None, then left out)."""
+    """`nextAction` of a registration waiting for approval or for its payment, or paid at the door;
+    absent otherwise (None, then left out)."""
 
     def get_attribute(self, result: Any) -> str | None:
-        return PENDING_NEXT_ACTION if result.registration.is_pending else None
+        registration = result.registration
+        if registration.is_pending:
+            return PENDING_NEXT_ACTION
+        if registration.is_pending_payment:
+            return PAYMENT_NEXT_ACTION
+        if registration.is_active and registration.payment_status == PaymentStatus.AT_DOOR:
+            return DOOR_NEXT_ACTION
+        return None
 
 
 class RegistrationOutput(_Written):
@@ -574,8 +861,15 @@ class RegistrationOutput(_Written):
         read_only=True,
         help_text="True: the organisers approve each registration; the seat is held until they decide.",
     )
+    pendingPayment = serializers.BooleanField(
+        source="registration.is_pending_payment",
+        read_only=True,
+        help_text="True: the seat is held until payment.dueAt; the person is registered once they paid.",
+    )
     # Not read-only, so that the OpenAPI document lists it as optional: it is sent only while pending.
-    nextAction = _PendingNextAction(required=False, help_text="Present while approval is pending.")
+    nextAction = _PendingNextAction(
+        required=False, help_text="Present while approval or payment is pending, or the door takes it."
+    )
 
     def to_representation(self, result: Any) -> dict[str, Any]:
         body = super().to_representation(result)
@@ -696,11 +990,6 @@ class CheckInInput(EventRefInput):
         return attrs
 
 
-def _as(source: str, field: serializers.Field) -> serializers.Field:
-    """`field` again, under another key, filling the input's `source` (the API's camelCase keys)."""
-    return type(field)(*field._args, **{**field._kwargs, "source": source})  # type: ignore[attr-defined]
-
-
 class CheckInApiInput(CheckInInput):
     """`check_in_attendee` as the API takes it: the JSON body's keys are camelCase, as its bodies are
     (`attendeeId`, `scanId`, `scannedAt`); the use case gets `CheckInInput`'s fields, and a refusal
@@ -731,6 +1020,14 @@ class AttendeeSerializer(serializers.Serializer):
     checkedIn = serializers.SerializerMethodField()
     checkedInAt = serializers.SerializerMethodField()
     checkedInBy = serializers.CharField(source="checked_in_by", read_only=True)
+    paymentStatus = serializers.CharField(
+        source="payment_status",
+        read_only=True,
+        help_text="none (free), paid, at_door (due at the door), awaiting or checking (a transfer).",
+    )
+    dueAtDoor = serializers.IntegerField(
+        source="due_at_door", read_only=True, help_text="Integer TWD the door takes at check-in; 0: nothing."
+    )
     doorAnswers = serializers.SerializerMethodField()
 
     @extend_schema_field(
@@ -778,6 +1075,11 @@ class CheckInOutput(_Written):
     checkedInAt = serializers.SerializerMethodField()
     checkedInBy = serializers.SerializerMethodField()
     scanTimeInFuture = serializers.BooleanField(source="check_in.scan_time_in_future", read_only=True)
+    paidAtDoor = serializers.IntegerField(
+        source="paid_at_door",
+        read_only=True,
+        help_text="Integer TWD this check-in took at the door (0: none).",
+    )
 
     @extend_schema_field(AttendeeSerializer())
     def get_attendee(self, result: Any) -> dict[str, Any]:
@@ -799,3 +1101,49 @@ class UndoCheckInOutput(_Written):
 class ResendTicketOutput(_Written):
     eventId = serializers.CharField(source="event.public_id", read_only=True)
     sent = Constant(True, help_text="The ticket is on its way to the person's e-mail address.")
+
+
+# ── payments ──────────────────────────────────────────────────────────────────────────────────
+
+
+class PaymentReportOutput(_Written):
+    """`report_payment`: the person's registration, its payment now being checked (查帳中)."""
+
+    registration = RegistrationSerializer(read_only=True)
+    changed = serializers.BooleanField(read_only=True)
+
+
+class PaymentDecisionOutput(_Written):
+    """`confirm_payment`, `refund_payment` (the event's managers): the registration's payment now.
+    Never the account digits the person reported."""
+
+    eventId = serializers.CharField(source="event.public_id", read_only=True)
+    attendeeId = serializers.IntegerField(source="registration.pk", read_only=True)
+    status = serializers.CharField(source="registration.status", read_only=True)
+    payment = PaymentSerializer(source="registration", read_only=True)
+    changed = serializers.BooleanField(read_only=True)
+    lateConfirmed = serializers.SerializerMethodField(
+        help_text="The money came after the deadline and a seat was free: confirmed again."
+    )
+
+    def get_lateConfirmed(self, result: Any) -> bool:
+        return result.outcome == "LATE_CONFIRMED"
+
+
+class ExpiryOutput(_Written):
+    """`expire_payments` (the sweep): how many registrations it expired, how many seats it offered."""
+
+    expired = serializers.SerializerMethodField()
+    offers = serializers.IntegerField(read_only=True)
+
+    def get_expired(self, result: Any) -> int:
+        return len(result.expired)
+
+
+class BankRowOutput(_Written):
+    """`apply_bank_row`: the row's final state (`BankRowState`), or that it was imported before."""
+
+    line = serializers.IntegerField(source="row.line", read_only=True)
+    state = serializers.CharField(source="row.state", read_only=True)
+    applied = serializers.BooleanField(read_only=True)
+    attendeeId = serializers.IntegerField(source="row.registration_id", read_only=True, allow_null=True)

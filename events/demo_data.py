@@ -176,7 +176,7 @@ DEMO_EVENTS: list[dict] = [
         "ends_at": taipei("2027-02-27 17:00"),
         "location": "taipei",
         "venue": "集思北科大會議中心 感恩廳（台北市大安區忠孝東路三段 1 號）",
-        **paid(1200),
+        **paid(600),
         "level": "intermediate",
         "capacity": 35,
         "status": "published",
@@ -211,7 +211,7 @@ DEMO_EVENTS: list[dict] = [
         "ends_at": taipei("2027-04-17 17:30"),
         "location": "taipei",
         "venue": "台北國際會議中心 201 會議室（台北市信義區信義路五段 1 號）",
-        **paid(2500),
+        **paid(1200),
         "level": "advanced",
         "capacity": 24,
         "status": "published",
@@ -697,3 +697,48 @@ DEMO_QUESTIONS: dict[str, list[dict]] = {
         },
     ],
 }
+
+
+# ── paid registrations ────────────────────────────────────────────────────────────────────────
+
+#: Two paid events with an early bird, a student and a regular ticket type on one seat pool; the
+#: first also takes payment at the door. Their payment codes are printed before each reference.
+DEMO_PAYMENT_EVENTS: dict[str, dict] = {
+    "evt-django-orm-performance": {
+        "payment_code": "ORM27",
+        "at_door": True,
+        "pending_may_pay_at_door": True,
+    },
+    "evt-agent-security-prompt-injection": {"payment_code": "AGENTSEC"},
+}
+DEMO_TICKET_TYPES: dict[str, list[dict]] = {
+    "evt-django-orm-performance": [
+        {
+            "identifier": "early_bird",
+            "name_zh_hant": "早鳥票",
+            "name_en": "Early bird",
+            "price": 900,
+            "sales_end": taipei("2027-01-31 23:59"),
+        },
+        {"identifier": "student", "name_zh_hant": "學生票", "name_en": "Student", "price": 600, "cap": 10},
+        {"identifier": "regular", "name_zh_hant": "一般票", "name_en": "Regular", "price": 1200},
+    ],
+    "evt-agent-security-prompt-injection": [
+        {
+            "identifier": "early_bird",
+            "name_zh_hant": "早鳥票",
+            "name_en": "Early bird",
+            "price": 1800,
+            "sales_end": taipei("2027-03-01 23:59"),
+        },
+        {"identifier": "student", "name_zh_hant": "學生票", "name_en": "Student", "price": 1200, "cap": 5},
+        {"identifier": "regular", "name_zh_hant": "一般票", "name_en": "Regular", "price": 2500},
+    ],
+}
+#: (username, event, ticket type, reference): registrations waiting for their bank transfer, held until
+#: the event's last payment time, with fixed references so that events/fixtures/sample-bank-statement.csv
+#: pays them (the first in full, the second short by TWD 200).
+DEMO_PENDING_PAYMENTS: list[tuple[str, str, str, str]] = [
+    ("yating.lin", "evt-django-orm-performance", "early_bird", "K7M2QX"),
+    ("guanyu.chen", "evt-agent-security-prompt-injection", "student", "P4WZ8N"),
+]

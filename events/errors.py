@@ -202,3 +202,95 @@ class NotPendingApproval(Conflict):
         "This registration is not waiting for approval (already approved, declined or cancelled)."
     )
     next_action = "Read the registration again; nothing to decide."
+
+
+# ── ticket types and payments ─────────────────────────────────────────────────────────────────
+
+
+class TicketTypeRequired(InvalidInput):
+    """The event sells more than one ticket type and the call named none: `ticketTypes` lists the
+    identifiers on sale now."""
+
+    reason = "TICKET_TYPE_REQUIRED"
+    person_message = _("Please choose a ticket type.")
+    default_message = "This event has several ticket types: name one in ticket_type."
+    next_action = (
+        "Ask the person which ticket type they want (get_event_details lists them with their prices), "
+        "then call again with its identifier in ticket_type."
+    )
+
+
+class TicketTypeUnknown(InvalidInput):
+    reason = "TICKET_TYPE_UNKNOWN"
+    person_message = _("This ticket type is not one of this event's.")
+    default_message = "The event has no ticket type with this identifier."
+    next_action = "Use an identifier get_event_details lists for this event; do not guess."
+
+
+class TicketTypeNotOnSale(Conflict):
+    reason = "TICKET_TYPE_NOT_ON_SALE"
+    person_message = _("This ticket type is not on sale now.")
+    default_message = "This ticket type is not on sale now (its sales window is closed or not yet open)."
+    next_action = "Tell the person; get_event_details says which types are on sale now."
+
+
+class TicketTypeSoldOut(Conflict):
+    reason = "TICKET_TYPE_SOLD_OUT"
+    person_message = _("This ticket type is sold out.")
+    default_message = "Every ticket of this type is taken (the event may still have seats of another type)."
+    next_action = "Tell the person; offer another ticket type on sale if get_event_details lists one."
+
+
+class PaymentMethodUnavailable(InvalidInput):
+    reason = "PAYMENT_METHOD_UNAVAILABLE"
+    person_message = _("This way of paying is not offered for this event.")
+    default_message = "This event does not offer this payment method."
+    next_action = "Leave payment_method out (a bank transfer), or use one get_event_details lists."
+
+
+class PaymentClosed(Conflict):
+    reason = "PAYMENT_CLOSED"
+    person_message = _("Transfers are no longer accepted for this event.")
+    default_message = "The event's last payment time has passed: no transfer can be made in time."
+    next_action = "Tell the person; if the event offers paying at the door, they may register for that."
+
+
+class PaymentNotPending(Conflict):
+    reason = "PAYMENT_NOT_PENDING"
+    person_message = _("No payment is waiting for this registration.")
+    default_message = "This registration is not waiting for a payment (paid, free, cancelled or expired)."
+    next_action = "Read the registration again; nothing to pay or confirm."
+
+
+class PaymentExpired(Conflict):
+    reason = "PAYMENT_EXPIRED"
+    person_message = _("The payment deadline has passed and the seat went to someone else.")
+    default_message = "The payment deadline passed and no seat is free now: the money is to be refunded."
+    next_action = "Tell the person; an organiser refunds money that came too late."
+
+
+class PaymentNotRefundable(Conflict):
+    reason = "PAYMENT_NOT_REFUNDABLE"
+    person_message = _("This registration has no payment to refund.")
+    default_message = (
+        "Nothing to refund: nothing was paid, it was refunded already, or the registration still holds its "
+        "seat (cancel it first, unless the event is cancelled)."
+    )
+    next_action = "Read the registration again; cancel it first if the refund goes with a cancellation."
+
+
+class RefundAmountInvalid(InvalidInput):
+    reason = "REFUND_AMOUNT_INVALID"
+    person_message = _("A refund is between TWD 1 and what was paid.")
+    default_message = "A refund is a whole number of TWD, at least 1 and at most what was paid."
+    next_action = "Call again with an amount up to the paid amount (or leave it out for all of it)."
+
+
+class PaymentNotFound(NotFound):
+    """No payment of the person's for this event (their own page, their report): another person's
+    registration or reference answers this too, so nothing tells whose it is."""
+
+    reason = "PAYMENT_NOT_FOUND"
+    person_message = _("You have no payment for this event.")
+    default_message = "The person has no registration waiting for or holding a payment for this event."
+    next_action = "Check the person's registrations; nothing to pay here."

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -20,12 +21,17 @@ from .choices import (
     ACTIVE_WAITLIST,
     CHOICE_KINDS,
     HOLDING_SEAT,
+    OWED,
     PARENT_KINDS,
+    BankRowState,
     EventStatus,
     Level,
     Location,
     NotificationKind,
     NotificationStatus,
+    PaidVia,
+    PaymentMethod,
+    PaymentStatus,
     Price,
     QuestionKind,
     RegistrationStatus,
@@ -183,6 +189,37 @@ class Event(models.Model):
     #: own row so that a registration reads its questions in the statement that reads its seats: the
     #: write keeps within its seven statements whatever the number of questions.
     question_form = models.JSONField(_("questions as published"), default=list, editable=False, blank=True)
+    #: The event's ticket types as every reader needs them (events/tickets.py), kept from the
+    #: `TicketType` rows (events/signals.py) as `question_form` is: a registration reads its type's price
+    #: in the statement that reads its seats. Empty: one implicit type at the event's price.
+    ticket_form = models.JSONField(_("ticket types as published"), default=list, editable=False, blank=True)
+    payment_code = models.CharField(
+        _("payment code"),
+        max_length=8,
+        blank=True,
+        validators=[
+            RegexValidator(
+                r"^[A-Z][A-Z0-9]{1,7}$", _("2 to 8 capital letters or digits, starting with a letter.")
+            )
+        ],
+        help_text=_("Printed before each payment reference, e.g. WEBMCP. Empty: taken from the event's id."),
+    )
+    payment_closes_at = models.DateTimeField(
+        _("last payment time"),
+        null=True,
+        blank=True,
+        help_text=_("Transfers are due by then at the latest. Empty: one day before the start."),
+    )
+    at_door = models.BooleanField(
+        _("offers paying at the door"),
+        default=False,
+        help_text=_("A person may register now and pay at the door; the check-in records the payment."),
+    )
+    pending_may_pay_at_door = models.BooleanField(
+        _("unpaid transfers may pay at the door"),
+        default=False,
+        help_text=_("People still waiting for their transfer to be confirmed may pay at the door instead."),
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
@@ -281,6 +318,19 @@ class Event(models.Model):
         return self._counted_facts().is_full
 
     @property
+    def reference_code(self) -> str:
+        """What each payment reference of this event is printed after (`payment_code`, else its id's
+        letters and digits, upper case, at most eight)."""
+        if self.payment_code:
+            return self.payment_code
+        letters = "".join(ch for ch in self.public_id.removeprefix("evt-").upper() if ch.isalnum())
+        return (letters or "EVT")[:8]
+
+    def last_payment_at(self) -> datetime:
+        """When transfers are due at the latest: `payment_closes_at`, else one day before the start."""
+        return self.payment_closes_at or self.starts_at - timedelta(days=1)
+
+    @property
     def registration_open(self) -> bool:
         """Whether a new registration could succeed now (the use case asks again under a row lock)."""
         return may_register(self._counted_facts(), VisitorFacts(signed_in=True), now=timezone.now()).allowed
@@ -371,6 +421,43 @@ class Registration(models.Model):
     #: (`events.questions.Answer`). In the registration's own row: a registration with answers is one
     #: INSERT, however many questions the event asks; the retention empties it (RETENTION_ANSWERS_DAYS).
     answers = models.JSONField(_("answers"), default=dict, blank=True)
+    #: The ticket type (its identifier in `Event.ticket_form`); "" for an event of one implicit type.
+    ticket_type = models.CharField(_("ticket type"), max_length=40, blank=True, default="")
+    # ── its money, in its own row (a paid registration is one INSERT, as a free one is): integer TWD.
+    # Every change is one transition under this row's lock (events/services/payments.py), recorded by
+    # the action's Activity row. A registration that ever carried money is never re-activated: a new
+    # registration keeps the old one's record.
+    amount = models.PositiveIntegerField(_("amount due (TWD)"), default=0)
+    payment_method = models.CharField(
+        _("payment method"), max_length=20, choices=PaymentMethod.choices, blank=True, default=""
+    )
+    payment_status = models.CharField(
+        _("payment"), max_length=20, choices=PaymentStatus.choices, default=PaymentStatus.NONE
+    )
+    #: Six characters without look-alikes, printed after the event's code (`payment_reference_text`).
+    payment_reference = models.CharField(
+        _("payment reference"), max_length=12, unique=True, null=True, blank=True, editable=False
+    )
+    payment_due_at = models.DateTimeField(_("pay by"), null=True, blank=True)
+    #: What the person reported of their transfer. The digits are a credential: shown to them and to
+    #: the event's managers only, never in a tool result, an Activity row or a log line; blanked
+    #: RETENTION_PAYMENTS_DAYS after the event.
+    reported_last5 = models.CharField(_("reported account digits"), max_length=5, blank=True, default="")
+    reported_paid_on = models.DateField(_("reported transfer date"), null=True, blank=True)
+    reported_at = models.DateTimeField(_("reported"), null=True, blank=True)
+    paid_amount = models.PositiveIntegerField(_("paid (TWD)"), default=0)
+    paid_at = models.DateTimeField(_("paid"), null=True, blank=True)
+    paid_via = models.CharField(_("paid via"), max_length=20, choices=PaidVia.choices, blank=True, default="")
+    refunded_amount = models.PositiveIntegerField(_("refunded (TWD)"), default=0)
+    refunded_at = models.DateTimeField(_("refunded"), null=True, blank=True)
+    refunded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("refunded by"),
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
@@ -387,8 +474,26 @@ class Registration(models.Model):
             models.CheckConstraint(
                 condition=Q(status__in=RegistrationStatus.values), name="registration_status_valid"
             ),
+            models.CheckConstraint(
+                condition=Q(payment_status__in=PaymentStatus.values), name="registration_payment_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(refunded_amount__lte=F("paid_amount")), name="registration_refund_at_most_paid"
+            ),
+            models.CheckConstraint(
+                condition=~Q(status=RegistrationStatus.PENDING_PAYMENT) | Q(payment_due_at__isnull=False),
+                name="registration_pending_payment_has_deadline",
+            ),
         ]
-        indexes = [models.Index(fields=["event", "status"], name="registration_event_status")]
+        indexes = [
+            models.Index(fields=["event", "status"], name="registration_event_status"),
+            # The payment sweep: pending ones past their deadline, oldest first.
+            models.Index(
+                fields=["payment_due_at"],
+                condition=Q(status="pending_payment"),
+                name="registration_payment_due",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.user} → {self.event.public_id} ({self.get_status_display()})"
@@ -401,6 +506,28 @@ class Registration(models.Model):
     @property
     def is_pending(self) -> bool:
         return self.status == RegistrationStatus.PENDING_APPROVAL
+
+    @property
+    def is_pending_payment(self) -> bool:
+        return self.status == RegistrationStatus.PENDING_PAYMENT
+
+    @property
+    def owes(self) -> bool:
+        """Money is still owed: a transfer awaited or being checked, or due at the door."""
+        return self.payment_status in OWED
+
+    @property
+    def refund_due(self) -> bool:
+        """Paid, no longer holding its seat (or its event cancelled), not refunded yet."""
+        no_seat = not self.is_active or self.event.is_cancelled
+        return self.payment_status == PaymentStatus.PAID and no_seat and self.refunded_amount == 0
+
+    @property
+    def payment_reference_text(self) -> str:
+        """The reference as printed for the person and their bank: the event's code, a dash, the code."""
+        if not self.payment_reference:
+            return ""
+        return f"{self.event.reference_code}-{self.payment_reference}"
 
 
 MAX_QUESTIONS = 20  # per event
@@ -650,6 +777,85 @@ def refresh_question_form(event_id: int) -> None:
     event = Event.objects.filter(pk=event_id).first()
     if event is not None:
         Event.objects.filter(pk=event_id).update(question_form=question_form(event))
+
+
+class TicketType(models.Model):
+    """One kind of ticket an event sells: its price (integer TWD; 0 is free), an optional sales window
+    (an early bird's) and an optional cap of its own. Every type draws on the event's one capacity.
+    Programs and agents know it by its `identifier`, people by its name; readers use
+    `Event.ticket_form` (events/tickets.py), kept from these rows by events/signals.py."""
+
+    event = models.ForeignKey(
+        Event, on_delete=models.CASCADE, related_name="ticket_types", verbose_name=_("event")
+    )
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+    identifier = models.CharField(
+        _("identifier"),
+        max_length=40,
+        validators=[identifier_validator],
+        help_text=_("What programs and agents use for this type, e.g. early_bird. Never shown."),
+    )
+    name_en = models.CharField(_("name (English)"), max_length=100)
+    name_zh_hant = models.CharField(_("name (Traditional Chinese)"), max_length=100)
+    price = models.PositiveIntegerField(_("price (TWD)"), default=0, help_text=_("0 is a free ticket."))
+    sales_start = models.DateTimeField(_("on sale from"), null=True, blank=True)
+    sales_end = models.DateTimeField(_("on sale until"), null=True, blank=True)
+    cap = models.PositiveIntegerField(
+        _("at most"), null=True, blank=True, help_text=_("Empty: only the event's capacity limits it.")
+    )
+
+    class Meta:
+        ordering = ["event", "position", "id"]
+        verbose_name = _("ticket type")
+        verbose_name_plural = _("ticket types")
+        constraints = [
+            models.UniqueConstraint(fields=["event", "identifier"], name="ticket_type_identifier_once"),
+            models.CheckConstraint(
+                condition=Q(cap__isnull=True) | Q(cap__gte=1), name="ticket_type_cap_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(sales_start__isnull=True)
+                | Q(sales_end__isnull=True)
+                | Q(sales_end__gt=F("sales_start")),
+                name="ticket_type_sales_window",
+                violation_error_message=_("Sales must end after they start."),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.identifier} · TWD {self.price:,}"
+
+
+def ticket_form(event_id: int) -> list[dict[str, Any]]:
+    """The event's ticket types as `Event.ticket_form` keeps them: plain data, in their order."""
+    return [
+        {
+            "identifier": row.identifier,
+            "name": {"en": row.name_en, "zh-hant": row.name_zh_hant},
+            "price": row.price,
+            "salesStart": row.sales_start.isoformat() if row.sales_start else None,
+            "salesEnd": row.sales_end.isoformat() if row.sales_end else None,
+            "cap": row.cap,
+        }
+        for row in TicketType.objects.filter(event_id=event_id)
+    ]
+
+
+def refresh_ticket_form(event_id: int) -> None:
+    """Write the event's `ticket_form` from its rows (after any change to a type), and its price
+    summary with it: `paid` with the lowest paid price when any type costs money, else `free` (the
+    search's `price` filter: free means every type is free)."""
+    form = ticket_form(event_id)
+    if not form:
+        Event.objects.filter(pk=event_id).update(ticket_form=[])
+        return
+    prices = [entry["price"] for entry in form if entry["price"] > 0]
+    summary = (
+        {"price": Price.PAID, "price_amount": min(prices), "currency": "TWD"}
+        if prices
+        else {"price": Price.FREE, "price_amount": None, "currency": ""}
+    )
+    Event.objects.filter(pk=event_id).update(ticket_form=form, **summary)
 
 
 class EventStaff(models.Model):
@@ -949,3 +1155,53 @@ class CalendarFeed(models.Model):
 
     def __str__(self) -> str:
         return f"calendar feed of {self.user_id}"
+
+
+class BankStatementRow(models.Model):
+    """One row of an imported bank statement and what became of it (`state`): applied once, whatever
+    the number of imports of its file (`checksum`, unique: over the row's normalised date, amount,
+    reference and payer, computed by the statement reader). The payer's name and account digits are
+    personal data and a credential: shown to the event's managers only, never in a tool result, an
+    Activity row or a log line, and blanked RETENTION_PAYMENTS_DAYS after the event (amounts stay)."""
+
+    checksum = models.CharField(_("checksum"), max_length=64, unique=True)
+    event = models.ForeignKey(
+        Event, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", verbose_name=_("event")
+    )
+    registration = models.ForeignKey(
+        Registration,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="bank_rows",
+        verbose_name=_("registration"),
+    )
+    source = models.CharField(_("file"), max_length=200, blank=True)
+    line = models.PositiveIntegerField(_("line"), default=0)
+    booked_on = models.DateField(_("date"), null=True, blank=True)
+    amount = models.IntegerField(_("amount (TWD)"), null=True, blank=True)
+    reference = models.CharField(_("reference"), max_length=200, blank=True)
+    payer = models.CharField(_("payer"), max_length=200, blank=True)
+    account_last5 = models.CharField(_("account digits"), max_length=5, blank=True)
+    state = models.CharField(_("state"), max_length=20, choices=BankRowState.choices)
+    problem = models.CharField(_("problem"), max_length=200, blank=True)
+    imported_at = models.DateTimeField(_("imported"), default=timezone.now)
+    imported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("imported by"),
+    )
+
+    class Meta:
+        ordering = ["-imported_at", "line", "id"]
+        verbose_name = _("bank statement row")
+        verbose_name_plural = _("bank statement rows")
+        constraints = [
+            models.CheckConstraint(condition=Q(state__in=BankRowState.values), name="bank_row_state_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line} {self.amount} ({self.get_state_display()})"

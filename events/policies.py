@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy as _
 
 from core.errors import AuthRequired, DomainError
 
-from .choices import EventStatus, StaffRole
+from .choices import AWAITING_TRANSFER, EventStatus, StaffRole
 from .errors import (
     AlreadyRegistered,
     EventCancelled,
@@ -210,6 +210,21 @@ def may_change_answers(event: EventFacts, *, closes_at: datetime | None, now: da
 def may_decide_approval(staff: StaffFacts) -> Answer:
     """Approve or decline a registration waiting for approval: the event's managers (and superusers)."""
     return may_manage_event(staff)
+
+
+def may_handle_payments(staff: StaffFacts, *, system: bool = False) -> Answer:
+    """Confirm a payment, record a refund, apply a bank statement's rows: the event's managers, the
+    superusers, and the site's declared system actor (the statement import and the payment sweep
+    that its operator runs). Never the payer: nobody confirms their own payment."""
+    if system:
+        return ALLOWED
+    return may_manage_event(staff)
+
+
+def may_report_payment(*, payment_status: str) -> bool:
+    """A person may report their transfer (last five digits and date) while it is awaited or being
+    checked; a second report replaces the first."""
+    return payment_status in AWAITING_TRANSFER
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ class Scope(models.TextChoices):
         "registrations:manage",
         _("Approve, decline and annotate the registrations of events you manage"),
     )
+    PAYMENTS_WRITE = "payments:write", _("Confirm payments for events you manage")
 
 
 READ = Scope.EVENTS_READ.value
@@ -35,6 +36,7 @@ SAVED_WRITE = Scope.SAVED_WRITE.value
 REGISTRATIONS_WRITE = Scope.REGISTRATIONS_WRITE.value
 CHECKIN_WRITE = Scope.CHECKIN_WRITE.value
 REGISTRATIONS_MANAGE = Scope.REGISTRATIONS_MANAGE.value
+PAYMENTS_WRITE = Scope.PAYMENTS_WRITE.value
 
 #: The rights a visitor holds without an account, through their browser session alone: reading the
 #: catalogue and keeping a saved list. An action of any other scope acts for a person (its use case

@@ -38,7 +38,7 @@ from .choices import (
     RegistrationStatus,
     WaitlistStatus,
 )
-from .errors import EventNotFound
+from .errors import EventNotFound, PaymentNotFound
 from .models import (
     Event,
     EventStaff,
@@ -598,7 +598,7 @@ def due_reminders(*, now: datetime) -> QuerySet[Registration]:
     )
     last_language = (
         Notification.objects.filter(user=OuterRef("user"))
-        .exclude(kind=NotificationKind.REMINDER)
+        .exclude(kind__in=[NotificationKind.REMINDER, NotificationKind.PAYMENT_REMINDER])
         .order_by("-created_at", "-id")
         .values("language")[:1]
     )
@@ -621,3 +621,23 @@ def events_with_due_reminders(*, now: datetime) -> list[str]:
     """The public ids of the events that have reminders due now (`due_reminders`), in starting order."""
     ids = due_reminders(now=now).values_list("event__public_id", flat=True)
     return list(dict.fromkeys(ids))
+
+
+def my_payment(*, visitor: Visitor, event_id: str) -> Registration:
+    """The signed-in visitor's newest registration for the public event `event_id` that carries a
+    payment (their payment page). Another person's, or none, is `PaymentNotFound`: the page is the
+    person's own and its address names nobody."""
+    if visitor.user is None:
+        raise AuthRequired()
+    registration = (
+        Registration.objects.select_related("event")
+        .filter(user=visitor.user, event__public_id=event_id, event__status__in=PUBLIC_STATUSES, amount__gt=0)
+        .order_by("-updated_at", "-id")
+        .first()
+    )
+    if registration is None:
+        raise PaymentNotFound()
+    return registration
+
+
+PUBLIC_STATUSES = (EventStatus.PUBLISHED, EventStatus.CANCELLED)

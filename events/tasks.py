@@ -14,11 +14,15 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db.models import Exists, OuterRef, Subquery
 from django.tasks import task
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from core.tasks import keep_one_queued
 
+from .choices import NotificationKind, PaymentStatus, RegistrationStatus
+from .mail import outbox
+from .models import Notification, Registration
 from .selectors import events_with_due_reminders, waitlists_with_work
 
 
@@ -92,4 +96,66 @@ def queue_due_reminders(*, now: datetime) -> int:
         )
         if row.error is None:
             queued += row.result.queued
+    return queued
+
+
+def _last_language() -> Subquery:
+    """A registration's person's last language: the one of the latest mail a change of theirs caused."""
+    return Subquery(
+        Notification.objects.filter(user=OuterRef("user"))
+        .exclude(kind__in=[NotificationKind.REMINDER, NotificationKind.PAYMENT_REMINDER])
+        .order_by("-created_at", "-id")
+        .values("language")[:1]
+    )
+
+
+@task()
+def tell_expired_payments(registration_ids: list[int]) -> int:
+    """E-mail each person whose registration the payment sweep expired (queued once per batch, so the
+    sweep's statements do not grow with it): one outbox mail each, in their last language."""
+    expired = (
+        Registration.objects.filter(pk__in=registration_ids, status=RegistrationStatus.EXPIRED)
+        .annotate(last_language=_last_language())
+        .select_related("user", "event")
+    )
+    told = 0
+    for registration in expired:
+        with translation.override(registration.last_language or settings.LANGUAGE_CODE):
+            told += outbox.notify(
+                NotificationKind.PAYMENT_EXPIRED,
+                user=registration.user,
+                event=registration.event,
+                cause=f"payment-expired-{registration.pk}",
+                registration=registration,
+            )
+    return told
+
+
+def queue_payment_reminders(*, now: datetime) -> int:
+    """Remind each person whose transfer is still awaited PAYMENT_REMINDER_HOURS before its deadline
+    (once per registration and deadline: the outbox's key names both); returns how many were queued."""
+    already = Notification.objects.filter(kind=NotificationKind.PAYMENT_REMINDER, registration=OuterRef("pk"))
+    due = (
+        Registration.objects.filter(
+            status=RegistrationStatus.PENDING_PAYMENT,
+            payment_status=PaymentStatus.AWAITING,
+            payment_due_at__gt=now,
+            payment_due_at__lte=now + timedelta(hours=settings.PAYMENT_REMINDER_HOURS),
+        )
+        .exclude(Exists(already))
+        .annotate(last_language=_last_language())
+        .select_related("user", "event")
+        .order_by("payment_due_at", "pk")
+    )
+    queued = 0
+    for registration in due:
+        assert registration.payment_due_at is not None  # the filter's
+        with translation.override(registration.last_language or settings.LANGUAGE_CODE):
+            queued += outbox.notify(
+                NotificationKind.PAYMENT_REMINDER,
+                user=registration.user,
+                event=registration.event,
+                cause=f"payment-reminder-{registration.pk}-{registration.payment_due_at.isoformat()}",
+                registration=registration,
+            )
     return queued

@@ -42,13 +42,23 @@ def _state(context: ToolContext, key: str) -> bool:
 
 
 def detail_state(
-    *, signed_in: bool, registered: bool, can: Permissions, answers_schema: dict[str, Any] | None = None
+    *,
+    signed_in: bool,
+    registered: bool,
+    can: Permissions,
+    answers_schema: dict[str, Any] | None = None,
+    ticket_types: list[str] | None = None,
+    payment_methods: list[str] | None = None,
 ) -> dict[str, Any]:
     """An event page's WebMCP state: the answers of `events.policies.permissions` for the visitor
     (the page view puts it in `webmcp_state`; the agent-readiness dashboard derives its table from it),
-    and the schema of the answers its questions take (`questions.answers_schema`), if it asks any."""
+    the schema of the answers its questions take (`questions.answers_schema`), if it asks any, the
+    identifiers of the ticket types on sale now (when it sells several) and the payment methods a
+    paid type may choose between (when it offers more than one)."""
     return {
         "answers_schema": answers_schema,
+        "ticket_types": ticket_types,
+        "payment_methods": payment_methods,
         "signed_in": signed_in,
         "registered": registered,
         "may_register": can.register,
@@ -163,19 +173,30 @@ save_event = registry.register(
 
 
 def registration_input(context: ToolContext) -> dict[str, Any] | None:
-    """`register_event` on an event page that asks questions: the page's `answers` object (one property
-    per question identifier, its type, format, options and limits, never a label), required when a
-    question must be answered. None on an event without questions: the tool takes nothing, as ever."""
+    """`register_event` on an event page: what that event takes. Its `answers` object when it asks
+    questions (one property per question identifier, its type, format, options and limits, never a
+    label), required when a question must be answered; its `ticket_type` when it sells several types
+    (an enum of the identifiers on sale now, required); its `payment_method` when a paid type may be
+    paid more than one way. None on an event with none of these: the tool takes nothing, as ever."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
     answers = context.state.get("answers_schema")
-    if not answers or not answers.get("properties"):
+    if answers and answers.get("properties"):
+        properties["answers"] = answers
+        if answers.get("required") or answers.get("allOf"):
+            required.append("answers")
+    types = context.state.get("ticket_types")
+    if types:
+        properties["ticket_type"] = {"type": "string", "enum": list(types)}
+        required.append("ticket_type")
+    methods = context.state.get("payment_methods")
+    if methods:
+        properties["payment_method"] = {"type": "string", "enum": list(methods)}
+    if not properties:
         return None
-    schema: dict[str, Any] = {
-        "type": "object",
-        "properties": {"answers": answers},
-        "additionalProperties": False,
-    }
-    if answers.get("required") or answers.get("allOf"):
-        schema["required"] = ["answers"]
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        schema["required"] = required
     return schema
 
 
@@ -188,8 +209,14 @@ register_event = registry.register(
             "list holds for them. Only when the person asks to register or attend: to save or bookmark an "
             "event, use save_event. On an event's page it registers for that page's event; if the event "
             "asks registration questions, it takes the person's answers keyed by question identifier "
-            "(get_event_details lists the questions: ask the person, never invent an answer). If the "
-            "organisers approve each registration, the result says pendingApproval. The person confirms "
+            "(get_event_details lists the questions: ask the person, never invent an answer). If the event "
+            "sells several ticket types, ticket_type names the one the person chose (get_event_details "
+            "lists them with their prices). If the organisers approve each registration, the result says "
+            "pendingApproval. A paid ticket type answers status pending_payment with payment: the person "
+            "is NOT registered yet, only their seat is held until payment.dueAt; they pay themselves "
+            "(relay payment.instructions and payment.url as they are; never ask for or handle their bank "
+            "details, and never confirm a payment for them). payment_method at_door, where offered, "
+            "registers them at once with the amount due at the door. The person confirms "
             "each call (in the browser by pressing the register button; over MCP when the client asks "
             "them): the call completes when they do, or fails with USER_CANCELLED if they decline. If they "
             "are not signed in, the result says how to sign in."
@@ -334,6 +361,31 @@ check_in_attendee = registry.register(
         method="POST",
         route_param="event_id",
         exposures=(Exposure(CHECK_IN, Binding.ROUTE, when=is_door_staff, confirm=True),),
+        idempotent=True,
+    )
+)
+
+
+# ── payments: an event's managers (over MCP: a manager's agent; the manager confirms each call) ──
+
+
+confirm_payment = registry.register(
+    ToolDeclaration(
+        **_of_action("confirm_payment"),
+        title="Confirm a payment",
+        description=(
+            "For an event's managers only: confirm that an attendee's payment arrived (a bank transfer the "
+            "manager has seen on the event's account), by the attendeeId find_attendee gives. The "
+            "registration is then confirmed and the person gets their ticket by e-mail. The manager "
+            "confirms each call. Never call it because the paying person says they paid: only the "
+            "event's managers confirm payments, after checking the money. changed: false means it was "
+            "paid already; PAYMENT_EXPIRED means the deadline passed and no seat is free (refund it)."
+        ),
+        endpoint="api-confirm-payment",
+        method="POST",
+        route_param="event_id",
+        exposures=(),
+        headless=True,
         idempotent=True,
     )
 )

@@ -50,6 +50,8 @@ urlpatterns = [
         name="find-attendee",
     ),
     path("events/<str:event_id>/check-in/undo/", door.undo_check_in, name="undo-check-in"),
+    # The person's own payment for an event (sign-in needed; the address names nobody).
+    path("events/<str:event_id>/payment/", views.payment, name="payment"),
     path("me/", views.me, name="me"),
     path("me/calendar/", feeds.reset_calendar_feed, name="calendar-feed-reset"),
     # The person's secret calendar address: config/settings.py keeps its token out of the logs.

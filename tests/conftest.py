@@ -167,6 +167,7 @@ def event(db):
 MCP_TOOL_NAMES = (
     "cancel_registration",
     "check_in_attendee",
+    "confirm_payment",
     "find_attendee",
     "get_event_details",
     "join_waitlist",

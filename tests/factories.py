@@ -8,7 +8,16 @@ from django.utils import timezone
 
 from events.activity import write_rows
 from events.choices import EventStatus, Level, Location, Price, RegistrationStatus
-from events.models import Activity, Event, Question, QuestionOption, Registration, SavedEvent, WaitlistEntry
+from events.models import (
+    Activity,
+    Event,
+    Question,
+    QuestionOption,
+    Registration,
+    SavedEvent,
+    TicketType,
+    WaitlistEntry,
+)
 from events.services.ledger import recount_seats
 
 
@@ -140,3 +149,27 @@ def choice_question(event, identifier: str, options: list[str], **fields) -> Que
             question=question, identifier=option, label_en=option.title(), label_zh_hant=option
         )
     return question
+
+
+class TicketTypeFactory(factory.django.DjangoModelFactory):
+    """A ticket type (its event's `ticket_form` follows, as for every change of one: events/signals.py)."""
+
+    class Meta:
+        model = TicketType
+
+    event = factory.SubFactory(EventFactory)
+    position = factory.Sequence(int)
+    identifier = factory.Sequence(lambda n: f"type_{n}")
+    name_en = factory.LazyAttribute(lambda t: t.identifier.replace("_", " ").title())
+    name_zh_hant = "票種"
+    price = 600
+
+
+def paid_event(*, prices: dict[str, int] | None = None, **fields) -> Event:
+    """A published event selling the ticket types `prices` ({identifier: TWD}; one regular type at
+    TWD 600 by default), with the event as its readers then see it (its ticket form written)."""
+    event = EventFactory(**fields)
+    for identifier, price in (prices or {"regular": 600}).items():
+        TicketTypeFactory(event=event, identifier=identifier, price=price)
+    event.refresh_from_db()
+    return event

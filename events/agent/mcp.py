@@ -12,16 +12,17 @@ row's preview first: the refusals the use case would give come now, else one sen
 
 from __future__ import annotations
 
-from django.utils import translation
+from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
-from django_webmcp.mcp import McpAnswer, McpCall, McpForm
+from django_webmcp.mcp import McpAnswer, McpCall, McpForm, McpUrl
 
 from core.envelope import error_headers
 from core.errors import AuthRequired, DomainError, InsufficientScope
 from core.visitors import Mode, Visitor
 
 from .. import selectors
-from ..actions import ACTIONS, Caller, perform, preview_first
+from ..actions import ACTIONS, Caller, Performed, perform, preview_first
+from ..contract import payment_url
 from ..errors import AnswersInvalid, EventNotFound
 from ..questions import elicitation_property, form_of
 
@@ -65,7 +66,24 @@ def answer(
         form = _answers_form(call, error, visitor) if not call.confirmed else None
         body = performed.body(state_version=version)
         return McpAnswer(body, is_error=True, headers=headers, status=status, form=form)
-    return McpAnswer(performed.body(), preview=performed.preview or "")
+    return McpAnswer(performed.body(), preview=performed.preview or "", url=_payment_page(performed))
+
+
+def _payment_page(performed: Performed) -> McpUrl | None:
+    """A registration just made that waits for its payment: the person's own payment page, which a
+    client with URL-mode elicitation asks them to open (the agent never handles the payment)."""
+    result = performed.result
+    registration = getattr(result, "registration", None)
+    if performed.action.name != "register_event" or registration is None or result.already_registered:
+        return None
+    if not registration.is_pending_payment:
+        return None
+    when = formats.date_format(timezone.localtime(registration.payment_due_at), "DATETIME_FORMAT")
+    message = _(
+        "Your seat at “%(title)s” is held until %(when)s. Open your payment page to pay TWD %(amount)s "
+        "(a bank transfer with your reference)."
+    ) % {"title": registration.event.title, "when": when, "amount": f"{registration.amount:,}"}
+    return McpUrl(url=payment_url(registration.event), message=message)
 
 
 def _answers_form(call: McpCall, error: DomainError, visitor: Visitor) -> McpForm | None:

@@ -34,6 +34,16 @@ urlpatterns = [
         views.StaffAnswersApi.as_view(),
         name="api-update-staff-answers",
     ),
+    path(
+        "events/<str:event_id>/payments/<int:attendee_id>/confirm",
+        views.ConfirmPaymentApi.as_view(),
+        name="api-confirm-payment",
+    ),
+    path(
+        "events/<str:event_id>/payments/<int:attendee_id>/refund",
+        views.RefundPaymentApi.as_view(),
+        name="api-refund-payment",
+    ),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", docs_view, name="api-docs"),
 ]

@@ -25,12 +25,15 @@ from core.visitors import Mode, Visitor, claimed_mode, with_token
 from events import selectors
 from events.actions import ACTIONS, Caller, Performed, perform
 from events.contract import (
+    AnswersInput,
     CheckInApiInput,
     DecisionOutput,
     EventDetailsOutput,
     EventSearchPageInput,
     FindAttendeeInput,
     NoInput,
+    PaymentReportApiInput,
+    RefundApiInput,
     RegistrationInput,
     RegistrationListOutput,
     SavedListOutput,
@@ -341,13 +344,18 @@ class RegistrationApi(IdempotentWrites):
             RegistrationInput,
             "RegistrationBody",
             "The person's answers to the event's questions (GET /api/events/{event_id} lists them and "
-            "gives `answersSchema`); no body for an event without questions.",
+            "gives `answersSchema`), the ticket type (`ticket_type`, needed when the event sells several: "
+            "`ticketTypes`) and, for a paid type, `payment_method` (bank_transfer, or at_door where "
+            "offered); no body for a free event of one type without questions.",
         ),
         description=(
             "Answers are checked against the event's questions: a refusal is 400 ANSWERS_INVALID with "
             "`fields` keyed `answers.<identifier>`, each with its `code` (missing, invalid, too_long, "
             "not_an_option, must_accept, unknown, …), and nothing is written. An event that requires "
-            "approval answers `pendingApproval: true`: the seat is held until its managers decide."
+            "approval answers `pendingApproval: true`: the seat is held until its managers decide. A paid "
+            "ticket type paid by transfer answers `status: pending_payment` with `payment` (reference, "
+            "amount, dueAt, instructions, url): the seat is held until `dueAt`, and the person pays "
+            "themselves. Paying at the door confirms at once, the amount due there."
         ),
     )
     def post(self, request: Request, event_id: str) -> Response:
@@ -371,12 +379,10 @@ class RegistrationAnswersApi(IdempotentWrites):
         "update_registration_answers",
         (400, 401, 403, 404, 409, 429, 503),
         "Replace the signed-in visitor's answers (until the event starts or changes close)",
-        request=schema.body(
-            RegistrationInput, "AnswersBody", "All the person's answers, as at registration."
-        ),
+        request=schema.body(AnswersInput, "AnswersBody", "All the person's answers, as at registration."),
     )
     def put(self, request: Request, event_id: str) -> Response:
-        return _run(request, "update_registration_answers", event_id, takes=RegistrationInput)
+        return _run(request, "update_registration_answers", event_id, takes=AnswersInput)
 
 
 class WaitlistApi(IdempotentWrites):
@@ -447,6 +453,30 @@ class CheckInApi(IdempotentWrites):
         return _run(request, "find_attendee", event_id, takes=FindAttendeeInput)
 
 
+class PaymentReportApi(IdempotentWrites):
+    # `events/<event_id>/registration/payment-report`: the signed-in person reports their transfer
+    # (their session only: no token may, the account digits are theirs).
+
+    permission_classes: list[type] = []
+
+    @documented(
+        "report_payment",
+        (400, 401, 403, 404, 409, 429, 503),
+        "Report the signed-in person's transfer (last five account digits and date): being checked",
+        request=schema.body(
+            PaymentReportApiInput,
+            "PaymentReportBody",
+            "`accountLast5`: the last five digits of the account paid from; `paidOn`: the transfer's date.",
+        ),
+        description=(
+            "The person's own session only (a personal access token is refused: INSUFFICIENT_SCOPE). "
+            "The digits are never answered back nor logged."
+        ),
+    )
+    def post(self, request: Request, event_id: str) -> Response:
+        return _run(request, "report_payment", event_id, takes=PaymentReportApiInput)
+
+
 #: Every action a program calls on a route of its own, by route, with the route's name and its view:
 #: the URLconf is made from this table (`urls.py`). The catalogue's reads above answer conditionally.
 ACTION_ROUTES: dict[str, tuple[str, type[APIView]]] = {
@@ -455,6 +485,7 @@ ACTION_ROUTES: dict[str, tuple[str, type[APIView]]] = {
     "events/<str:event_id>/registration/answers": ("api-update-registration-answers", RegistrationAnswersApi),
     "events/<str:event_id>/waitlist": ("api-waitlist", WaitlistApi),
     "events/<str:event_id>/check-ins": ("api-check-ins", CheckInApi),
+    "events/<str:event_id>/registration/payment-report": ("api-report-payment", PaymentReportApi),
 }
 
 
@@ -537,3 +568,76 @@ class StaffAnswersApi(IdempotentWrites):
     )
     def put(self, request: Request, registration_id: int) -> Response:
         return _decide(request, "update_staff_answers", registration_id, takes=StaffAnswersInput)
+
+
+# ── Payments: an event's managers confirm them and record refunds ──────────────────────────────
+
+ATTENDEE_ID = OpenApiParameter(
+    "attendee_id",
+    {"type": "integer", "minimum": 1},
+    OpenApiParameter.PATH,
+    description="The registration's attendee id (find_attendee, the admin, the export).",
+)
+
+
+def _payment(
+    request: Request, name: str, event_id: str, attendee_id: int, *, takes: type[Serializer] | None = None
+) -> Response:
+    """`confirm_payment` or `refund_payment` on the path's registration (a refund may say its amount)."""
+    token = request.auth if hasattr(request.auth, "scopes") else None
+    caller = Caller(
+        visitor=request.visitor,
+        channel=Mode.AGENT if tool_call(request) else Mode.API,
+        claimed=claimed_mode(request),
+        scopes=frozenset(token.scopes) if token is not None else None,
+        rate_request=request,
+    )
+    path = {"event_id": event_id, "attendee_id": attendee_id}
+    if takes is None:
+        data = nothing_but(path, request.query_params, lambda: request.data)
+        return _answer(perform(ACTIONS[name], caller, data))
+
+    def read() -> dict[str, Any]:
+        given, rest = _taken(request.data, _keys(takes) - {"attendee_id"})
+        return nothing_but({**path, **given}, request.query_params, rest)()
+
+    return _answer(perform(ACTIONS[name], caller, read, input=takes))
+
+
+class ConfirmPaymentApi(IdempotentWrites):
+    permission_classes: list[type] = []
+
+    @documented(
+        "confirm_payment",
+        (400, 401, 403, 404, 409, 429, 503),
+        "Confirm a registration's payment (the event's managers): confirmed, with its ticket e-mailed",
+        parameters=(ATTENDEE_ID,),
+        description=(
+            "For the event's managers (a personal access token needs payments:write). A paid one "
+            "answers `changed: false`; money for an expired one is accepted while a seat is free "
+            "(`lateConfirmed`), else 409 PAYMENT_EXPIRED; a cancelled or free one is 409 "
+            "PAYMENT_NOT_PENDING."
+        ),
+    )
+    def post(self, request: Request, event_id: str, attendee_id: int) -> Response:
+        return _payment(request, "confirm_payment", event_id, attendee_id)
+
+
+class RefundPaymentApi(IdempotentWrites):
+    permission_classes: list[type] = []
+
+    @documented(
+        "refund_payment",
+        (400, 401, 403, 404, 409, 429, 503),
+        "Record a refund (the event's managers, signed in): who, when, how much",
+        parameters=(ATTENDEE_ID,),
+        request=schema.body(
+            RefundApiInput, "RefundBody", "`amount`: integer TWD, all that was paid if left out."
+        ),
+        description=(
+            "The money moves outside the site; this records it, once. Only for a paid registration "
+            "that no longer holds its seat, or whose event is cancelled (409 PAYMENT_NOT_REFUNDABLE)."
+        ),
+    )
+    def post(self, request: Request, event_id: str, attendee_id: int) -> Response:
+        return _payment(request, "refund_payment", event_id, attendee_id, takes=RefundApiInput)

@@ -28,8 +28,8 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from .. import qr
-from ..choices import EventStatus, NotificationKind
+from .. import payment_methods, qr
+from ..choices import EventStatus, NotificationKind, PaymentStatus
 from ..models import Notification
 from ..questions import shown_answers
 from . import ics
@@ -64,6 +64,12 @@ def build_message(notification: Notification) -> EmailMessage:
             context["ticket_code"] = registration.ticket_code  # the holder's own channel: shown as text
         if registration is not None:
             context["answers"] = shown_answers(registration, translation.get_language())
+            if registration.amount:
+                context["payment_url"] = site_url(reverse("payment", kwargs={"event_id": event.public_id}))
+                context["instructions"] = payment_methods.provider(registration.payment_method).instructions()
+                context["due_at"] = (
+                    timezone.localtime(registration.payment_due_at) if registration.payment_due_at else None
+                )
         if notification.entry is not None and notification.entry.expires_at is not None:
             context["expires_at"] = timezone.localtime(notification.entry.expires_at)
         name = TEMPLATES[NotificationKind(notification.kind)]
@@ -201,6 +207,18 @@ def _reminder_wanted(notification: Notification, now: datetime) -> bool:
     )
 
 
+def _payment_reminder_wanted(notification: Notification, now: datetime) -> bool:
+    """A payment reminder goes while the payment is still awaited and its deadline is ahead."""
+    registration = notification.registration
+    return (
+        registration is not None
+        and registration.is_pending_payment
+        and registration.payment_status == PaymentStatus.AWAITING
+        and registration.payment_due_at is not None
+        and registration.payment_due_at > now
+    )
+
+
 def _nothing(message: EmailMessage, notification: Notification, event_url: str) -> None:
     return None
 
@@ -218,13 +236,19 @@ TEMPLATES = {
     NotificationKind.EVENT_CANCELLED: "event_cancelled",
     NotificationKind.TICKET: "ticket",
     NotificationKind.REMINDER: "reminder",
+    NotificationKind.PAYMENT_DUE: "payment_due",
+    NotificationKind.PAYMENT_REMINDER: "payment_reminder",
+    NotificationKind.PAYMENT_EXPIRED: "payment_expired",
+    NotificationKind.PAYMENT_CONFIRMED: "payment_confirmed",
 }
 ATTACH: dict[NotificationKind, Callable[[EmailMessage, Notification, str], None]] = {
     NotificationKind.REGISTRATION_CONFIRMED: _attach_calendar_and_ticket,
     NotificationKind.REGISTRATION_APPROVED: _attach_calendar_and_ticket,
+    NotificationKind.PAYMENT_CONFIRMED: _attach_calendar_and_ticket,
     NotificationKind.TICKET: _attach_ticket,
     NotificationKind.REMINDER: _unsubscribe_headers,
 }
 STILL_WANTED: dict[NotificationKind, Callable[[Notification, datetime], bool]] = {
     NotificationKind.REMINDER: _reminder_wanted,
+    NotificationKind.PAYMENT_REMINDER: _payment_reminder_wanted,
 }

@@ -14,7 +14,7 @@ from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
 from .. import policies
-from ..choices import NotificationKind, RegistrationStatus
+from ..choices import OWED, NotificationKind, PaymentStatus, RegistrationStatus
 from ..errors import NotPendingApproval, RegistrationNotFound
 from ..mail import outbox
 from ..models import Event, Registration
@@ -22,6 +22,10 @@ from ..selectors import staff_facts, state_version
 from .common import bump_state_version
 from .door import new_ticket
 from .ledger import anyone_waiting, seats_changed
+from .payments import PAYMENT_FIELDS, approved_start
+
+#: What an approval leads to: confirmed, or (a paid type paid by transfer) waiting for the payment.
+APPROVED = (RegistrationStatus.CONFIRMED, RegistrationStatus.PENDING_PAYMENT)
 
 
 @dataclass(frozen=True)
@@ -46,15 +50,24 @@ def approve_registration(*, visitor: Visitor, registration_id: int) -> DecisionR
     """A manager approves a registration waiting for approval: it is confirmed, with a ticket, and the
     person is told. Under the event's row lock. An approved one changes nothing; a declined or
     cancelled one is refused (`NotPendingApproval`)."""
-    registration = _decided(visitor, registration_id, done=RegistrationStatus.CONFIRMED)
-    if registration.status == RegistrationStatus.CONFIRMED:
+    registration = _decided(visitor, registration_id, done=APPROVED)
+    if registration.status in APPROVED:
         return _result(visitor, registration, changed=False)
-    registration.status = RegistrationStatus.CONFIRMED
-    ticket = new_ticket(now=timezone.now())
-    for field, value in ticket.items():
-        setattr(registration, field, value)
-    registration.save(update_fields=["status", "updated_at", *ticket])
-    _tell(registration, NotificationKind.REGISTRATION_APPROVED)
+    now = timezone.now()
+    fields = ["status", "updated_at"]
+    if registration.amount:  # a paid type: its payment starts now (a transfer's deadline from now)
+        registration.status = approved_start(registration, now=now)
+        fields += PAYMENT_FIELDS
+    else:
+        registration.status = RegistrationStatus.CONFIRMED
+    if registration.status == RegistrationStatus.CONFIRMED:
+        ticket = new_ticket(now=now)
+        for field, value in ticket.items():
+            setattr(registration, field, value)
+        fields += list(ticket)
+    registration.save(update_fields=fields)
+    pending = registration.status == RegistrationStatus.PENDING_PAYMENT
+    _tell(registration, NotificationKind.PAYMENT_DUE if pending else NotificationKind.REGISTRATION_APPROVED)
     return _result(visitor, registration, changed=True)
 
 
@@ -67,7 +80,9 @@ def decline_registration(*, visitor: Visitor, registration_id: int) -> DecisionR
     if registration.status == RegistrationStatus.DECLINED:
         return _result(visitor, registration, changed=False)
     registration.status = RegistrationStatus.DECLINED
-    registration.save(update_fields=["status", "updated_at"])
+    if registration.payment_status in OWED:
+        registration.payment_status = PaymentStatus.UNPAID
+    registration.save(update_fields=["status", "payment_status", "updated_at"])
     waiting = getattr(registration, "anyone_waiting", None)  # annotated by _decided
     seats_changed(registration.event, now=timezone.now(), anyone_waiting=waiting)
     _tell(registration, NotificationKind.REGISTRATION_DECLINED)
@@ -80,7 +95,7 @@ def _result(visitor: Visitor, registration: Registration, *, changed: bool) -> D
     )
 
 
-def _decided(visitor: Visitor, registration_id: int, *, done: str) -> Registration:
+def _decided(visitor: Visitor, registration_id: int, *, done: str | tuple[str, ...]) -> Registration:
     """The registration, its event locked, if the visitor manages the event and it waits for a
     decision (or already has `done`)."""
     if visitor.user is None:
@@ -97,7 +112,10 @@ def _decided(visitor: Visitor, registration_id: int, *, done: str) -> Registrati
         .get(pk=registration_id)
     )
     registration.event = event
-    if registration.status not in (RegistrationStatus.PENDING_APPROVAL, done):
+    if registration.status not in (
+        RegistrationStatus.PENDING_APPROVAL,
+        *((done,) if isinstance(done, str) else done),
+    ):
         raise NotPendingApproval()
     return registration
 

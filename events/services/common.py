@@ -28,6 +28,22 @@ def bump_state_version(*, visitor: Visitor) -> int:
         return cursor.fetchone()[0]
 
 
+def bump_state_versions(*, keys: list[str]) -> None:
+    """Raise the stateVersion of each visitor in `keys` by one, in one statement whatever their
+    number (a batch: the payment sweep); each key once."""
+    unique = sorted(set(keys))
+    if not unique:
+        return
+    table = connection.ops.quote_name(VisitorState._meta.db_table)
+    values = ", ".join(["(%s, 1)"] * len(unique))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (visitor_key, version) VALUES {values} "
+            f"ON CONFLICT (visitor_key) DO UPDATE SET version = {table}.version + 1",
+            unique,
+        )
+
+
 def public_event(event_id: str, *, lock: bool = False) -> Event:
     """The event a visitor may open (published or cancelled), locked for the transaction if asked."""
     events = Event.objects.public()

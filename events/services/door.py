@@ -25,7 +25,7 @@ from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
 from .. import policies
-from ..choices import NotificationKind, RegistrationStatus
+from ..choices import OWED, NotificationKind, PaidVia, PaymentStatus, RegistrationStatus
 from ..errors import (
     AttendeeNotFound,
     EventNotFound,
@@ -79,6 +79,8 @@ class CheckInResult:
     admitted: bool  # this call let the person in
     already_checked_in: bool  # someone did before (check_in is theirs)
     state_version: int  # the staff member's
+    #: What the door took (integer TWD) for a registration paid there by this check-in; 0 otherwise.
+    paid_at_door: int = 0
 
     @property
     def attendee(self) -> Attendee:
@@ -125,12 +127,15 @@ def check_in_attendee(
     Door staff and managers of the event only. Under the registration's row lock: a cancelled one is
     refused; a standing check-in answers "already checked in" with its time and staff (the same
     `scan_id` again answers as the first time: it is one scan); otherwise one check-in is written.
+    A registration whose money is due at the door is paid there by its check-in (`paid_at_door`, one
+    transition with it); so is one still waiting for its transfer when the event lets those pay at
+    the door instead (`Event.pending_may_pay_at_door`), which is confirmed then, with its ticket.
     """
     event = event_for_staff(visitor, event_id)
     registration_pk = _registration_to_admit(event, ticket=ticket, attendee_id=attendee_id)
     registration = Registration.objects.select_for_update().select_related("user").get(pk=registration_pk)
     registration.event = event
-    if registration.status != RegistrationStatus.CONFIRMED:
+    if registration.status != RegistrationStatus.CONFIRMED and not _pays_at_door_instead(registration):
         raise TicketCancelled()
     standing = (
         CheckIn.objects.select_related("staff")
@@ -154,10 +159,38 @@ def check_in_attendee(
             )
     except IntegrityError:  # this scan_id was another registration's scan: it is not a new one
         raise TicketUnknown("This scan id was already used for another ticket.") from None
+    paid = _pay_at_door(registration, now=now)
     bump_state_version(visitor=Visitor(user=registration.user))
     # The staff member's state changes too: a confirmation they gave for this check-in is spent by it,
     # so replaying it after an undo asks them again.
-    return CheckInResult(event, registration, check_in, True, False, bump_state_version(visitor=visitor))
+    version = bump_state_version(visitor=visitor)
+    return CheckInResult(event, registration, check_in, True, False, version, paid_at_door=paid)
+
+
+def _pays_at_door_instead(registration: Registration) -> bool:
+    """Still waiting for a transfer, at an event that lets those pay at the door instead."""
+    return registration.is_pending_payment and registration.event.pending_may_pay_at_door
+
+
+def _pay_at_door(registration: Registration, *, now: datetime) -> int:
+    """The money due at the door, taken by the check-in (under the registration's lock): paid in
+    full, confirmed with a ticket if it was still waiting for a transfer. Returns the amount."""
+    if registration.payment_status not in OWED or not registration.amount:
+        return 0
+    fields = ["payment_status", "paid_amount", "paid_at", "paid_via", "updated_at"]
+    if registration.status != RegistrationStatus.CONFIRMED:
+        registration.status = RegistrationStatus.CONFIRMED
+        for name, value in new_ticket(now=now).items():
+            setattr(registration, name, value)
+        fields += ["status", "ticket_code", "ticket_issued_at"]
+    registration.payment_status = PaymentStatus.PAID
+    registration.paid_amount, registration.paid_at, registration.paid_via = (
+        registration.amount,
+        now,
+        PaidVia.DOOR,
+    )
+    registration.save(update_fields=fields)
+    return registration.amount
 
 
 @dataclass(frozen=True)
@@ -209,6 +242,10 @@ class Attendee:
     #: The answers the door needs (the event's `show_at_door` questions: a dietary need, a T-shirt
     #: size), in the staff member's language; the person's own words, untrusted content for an agent.
     door_answers: tuple[ShownAnswer, ...] = ()
+    #: Their payment: its status, its amount (integer TWD) and what the door is to take (0: nothing).
+    payment_status: str = PaymentStatus.NONE
+    amount: int = 0
+    due_at_door: int = 0
 
 
 @dataclass(frozen=True)
@@ -228,7 +265,14 @@ def attendee_of(registration: Registration, check_in: CheckIn | None) -> Attende
         checked_in_at=check_in.checked_in_at if check_in is not None else None,
         checked_in_by=display_name(staff) if staff is not None else "",
         door_answers=tuple(shown_answers(registration, translation.get_language(), staff=True, door=True)),
+        payment_status=registration.payment_status,
+        amount=registration.amount,
+        due_at_door=registration.amount if registration.owes and _may_pay_at_door(registration) else 0,
     )
+
+
+def _may_pay_at_door(registration: Registration) -> bool:
+    return registration.payment_status == PaymentStatus.AT_DOOR or _pays_at_door_instead(registration)
 
 
 def attendee_by_id(event: Event, attendee_id: int) -> Attendee:
@@ -258,14 +302,16 @@ def _counts(event: Event) -> tuple[int, int]:
 
 
 def find_attendee(*, visitor: Visitor, event_id: str, query: str = "") -> AttendeesResult:
-    """The event's confirmed attendees whose name or username contains `query`, or whose e-mail
-    address is `query` whole (all of them, the first FOUND_AT_MOST, when it is empty), each with their
-    check-in; and the live counts. The address is shown masked (`mask_email`): a search by a part of
-    it would give it back one character at a time."""
+    """The event's confirmed attendees (and those who may pay at the door instead of their transfer)
+    whose name or username contains `query`, or whose e-mail address is `query` whole (all of them,
+    the first FOUND_AT_MOST, when it is empty), each with their check-in and what they owe at the
+    door; and the live counts. The address is shown masked (`mask_email`): a search by a part of it
+    would give it back one character at a time."""
     event = event_for_staff(visitor, event_id)
-    registrations = Registration.objects.filter(
-        event=event, status=RegistrationStatus.CONFIRMED
-    ).select_related("user")
+    listed = [RegistrationStatus.CONFIRMED]
+    if event.pending_may_pay_at_door:  # those still waiting for a transfer may pay here instead
+        listed.append(RegistrationStatus.PENDING_PAYMENT)
+    registrations = Registration.objects.filter(event=event, status__in=listed).select_related("user")
     words = query.strip()
     if words:
         registrations = registrations.filter(

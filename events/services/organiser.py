@@ -18,9 +18,11 @@ from .. import policies
 from ..choices import (
     ACTIVE_WAITLIST,
     HOLDING_SEAT,
+    OWED,
     EventStatus,
     NotificationKind,
     NotificationStatus,
+    PaymentStatus,
     RegistrationStatus,
     WaitlistStatus,
 )
@@ -97,6 +99,10 @@ def cancel_event(*, visitor: Visitor, event_id: str) -> EventStatusResult:
     )
     Registration.objects.filter(pk__in=[r.pk for r in registrations]).update(
         status=RegistrationStatus.CANCELLED, updated_at=now
+    )
+    # Nothing paid is owed any more; what was paid is to be refunded (each by `refund_payment`).
+    Registration.objects.filter(pk__in=[r.pk for r in registrations], payment_status__in=OWED).update(
+        payment_status=PaymentStatus.UNPAID
     )
     WaitlistEntry.objects.filter(pk__in=[e.pk for e in entries]).update(
         status=WaitlistStatus.CLOSED, ended_at=now
@@ -185,6 +191,10 @@ EVENT_FIELDS = frozenset(
         "offer_hours",
         "requires_approval",
         "answers_close_at",
+        "payment_code",
+        "payment_closes_at",
+        "at_door",
+        "pending_may_pay_at_door",
     }
 )
 SET_ONCE = frozenset({"public_id", "status"})

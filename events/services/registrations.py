@@ -14,9 +14,9 @@ from core.errors import AuthRequired
 from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
-from .. import policies
-from ..choices import HOLDING_SEAT, NotificationKind, RegistrationStatus, WaitlistStatus
-from ..errors import AnswersClosed, NotOrganiser, RegistrationNotFound
+from .. import policies, tickets
+from ..choices import HOLDING_SEAT, OWED, NotificationKind, PaymentStatus, RegistrationStatus, WaitlistStatus
+from ..errors import AnswersClosed, NotOrganiser, RegistrationNotFound, TicketTypeSoldOut
 from ..mail import outbox
 from ..models import Event, Registration, WaitlistEntry
 from ..questions import form_of
@@ -34,6 +34,7 @@ from .ledger import (
     take_seat,
     unlocked_seat_state,
 )
+from .payments import PaymentStart, payment_start
 
 
 @dataclass(frozen=True)
@@ -66,12 +67,35 @@ class CancelResult(_RegistrationChange):
         return "ALREADY_CANCELLED" if self.already_cancelled else "OK"
 
 
+@dataclass(frozen=True)
+class _Choice:
+    """What the caller asked for besides the event: the answers, the ticket type, the payment method."""
+
+    answers: Mapping[str, Any] | None = None
+    ticket_type: str | None = None
+    payment_method: str | None = None
+
+
 @atomic_use_case
 def register_event(
-    *, visitor: Visitor, event_id: str, answers: Mapping[str, Any] | None = None
+    *,
+    visitor: Visitor,
+    event_id: str,
+    answers: Mapping[str, Any] | None = None,
+    ticket_type: str | None = None,
+    payment_method: str | None = None,
 ) -> RegistrationResult:
-    """Register the signed-in visitor with their `answers` to the event's questions, or return the
+    """Register the signed-in visitor with their `answers` to the event's questions, for the ticket
+    type `ticket_type` (needed when the event sells several; `events.tickets.choose`), or return the
     registration they already have (its answers unchanged).
+
+    A free type registers as ever. A paid one starts its payment (`payments.payment_start`, with the
+    `payment_method` chosen, a bank transfer by default): a transfer holds the seat until its deadline
+    (`pending_payment`, with its reference; the e-mail carries the instructions), paying at the door
+    confirms at once with the amount due there. The payment is in the registration's own row, so a
+    paid registration is as many statements as a free one. Every type draws on the event's one
+    capacity; a type with a cap of its own is decided under the event's row lock, where its
+    registrations are counted.
 
     The answers are checked by `answers.validate_answers` on the event read with its seats (its
     questions are in its row), before anything is written: a refusal (`AnswersInvalid`) writes
@@ -93,6 +117,7 @@ def register_event(
     """
     if visitor.user is None:
         raise AuthRequired()
+    choice = _Choice(answers, ticket_type, payment_method)
     now = timezone.now()
     event, seats = unlocked_seat_state(event_id, visitor, now=now)
     if seats.registration_active:
@@ -101,11 +126,13 @@ def register_event(
     if not answer.allowed and not seats.offer_due:  # an offer due might free a seat first: decide locked
         answer.enforce()
     stored = validate_answers(questions=form_of(event.question_form), answers=answers)
-    if answer.allowed and seats.counter_right and not seats.anyone_waiting:
-        result = _take_and_confirm(visitor, event, seats, now=now, answers=stored)
+    spec = tickets.choose(tickets.types_of(event), ticket_type, now=now)
+    start = payment_start(event, spec, payment_method, now=now, approval=event.requires_approval)
+    if answer.allowed and seats.counter_right and not seats.anyone_waiting and spec.cap is None:
+        result = _take_and_confirm(visitor, event, seats, now=now, answers=stored, start=start)
         if result is not None:
             return result
-    return _register_locked(visitor, event_id, answers)
+    return _register_locked(visitor, event_id, choice)
 
 
 class _RegisteredMeanwhile(Exception):
@@ -113,7 +140,13 @@ class _RegisteredMeanwhile(Exception):
 
 
 def _take_and_confirm(
-    visitor: Visitor, event: Event, seats: SeatState, *, now: datetime, answers: dict[str, Any]
+    visitor: Visitor,
+    event: Event,
+    seats: SeatState,
+    *,
+    now: datetime,
+    answers: dict[str, Any],
+    start: PaymentStart,
 ) -> RegistrationResult | None:
     """Take a seat without having waited for the lock, and confirm the registration; None when the
     seat went to someone else first or the visitor registered meanwhile (nothing is kept)."""
@@ -121,25 +154,29 @@ def _take_and_confirm(
         with transaction.atomic():  # a savepoint: a race lost after the seat was taken gives it back
             if not take_seat(event, now=now):
                 return None
-            return _confirm(visitor, event, seats, now=now, answers=answers)
+            return _confirm(visitor, event, seats, now=now, answers=answers, start=start)
     except (IntegrityError, _RegisteredMeanwhile):  # one confirmed registration per person (a constraint)
         return None
 
 
-def _register_locked(
-    visitor: Visitor, event_id: str, answers: Mapping[str, Any] | None
-) -> RegistrationResult:
+def _register_locked(visitor: Visitor, event_id: str, choice: _Choice) -> RegistrationResult:
     """The decision under the event's row lock, on the seat state read after it and settled by the
-    queue (and the answers checked against the questions read with it); `seats_taken` is recounted
-    from the rows."""
+    queue (and the answers checked against the questions read with it, the ticket type's own cap
+    against its registrations counted now); `seats_taken` is recounted from the rows."""
     event = public_event(event_id, lock=True)
     now = timezone.now()
     seats = settled_seat_state(event, visitor, now=now)
     if seats.registration_active:
         return _already_registered(visitor, event, seats)
     policies.may_register(seats.facts, _visitor_facts(visitor, seats), now=now).enforce()
-    stored = validate_answers(questions=form_of(event.question_form), answers=answers)
-    result = _confirm(visitor, event, seats, now=now, answers=stored)
+    stored = validate_answers(questions=form_of(event.question_form), answers=choice.answers)
+    spec = tickets.choose(tickets.types_of(event), choice.ticket_type, now=now)
+    if spec.cap is not None:
+        taken = Registration.objects.filter(event=event, ticket_type=spec.stored, status__in=HOLDING_SEAT)
+        if taken.count() >= spec.cap:
+            raise TicketTypeSoldOut()
+    start = payment_start(event, spec, choice.payment_method, now=now, approval=event.requires_approval)
+    result = _confirm(visitor, event, seats, now=now, answers=stored, start=start)
     recount_event(event)
     return result
 
@@ -157,36 +194,48 @@ def _already_registered(visitor: Visitor, event: Event, seats: SeatState) -> Reg
     )
 
 
+#: The e-mail a new registration's status sends.
+FIRST_MAIL = {
+    RegistrationStatus.PENDING_APPROVAL: NotificationKind.REGISTRATION_PENDING,
+    RegistrationStatus.PENDING_PAYMENT: NotificationKind.PAYMENT_DUE,
+    RegistrationStatus.CONFIRMED: NotificationKind.REGISTRATION_CONFIRMED,
+}
+
+
 def _confirm(
-    visitor: Visitor, event: Event, seats: SeatState, *, now: datetime, answers: dict[str, Any]
+    visitor: Visitor,
+    event: Event,
+    seats: SeatState,
+    *,
+    now: datetime,
+    answers: dict[str, Any],
+    start: PaymentStart,
 ) -> RegistrationResult:
     """Create or re-activate the visitor's registration on a seat already theirs (taken, or held for
-    them), with its answers and a new ticket (none yet while it waits for approval), claim their
-    waiting-list entry, and queue the confirmation (or the news that it waits for approval)."""
+    them), with its answers, its ticket type and payment (`start`) and a new ticket (none yet while it
+    waits for approval or for a transfer), claim their waiting-list entry, and queue the confirmation
+    (or the payment's instructions, or the news that it waits for approval). A registration that once
+    carried money is not re-activated: a new one keeps its record apart."""
     assert visitor.user is not None  # register_event refuses anyone else first
-    pending = event.requires_approval
-    # A new ticket either way (an old code admits nobody); none until approved.
-    ticket = new_ticket(now=now) if not pending else {"ticket_code": None, "ticket_issued_at": None}
-    status = RegistrationStatus.PENDING_APPROVAL if pending else RegistrationStatus.CONFIRMED
-    if seats.registration_id is not None:  # at most one holds a seat (a constraint): re-activate
-        registration, created = registration_of(seats, event), False
-        if registration.is_active:
-            raise _RegisteredMeanwhile()
-        registration.status = status
-        registration.answers = answers
-        for field, value in ticket.items():
-            setattr(registration, field, value)
-        registration.save(update_fields=["status", "answers", "updated_at", *ticket])
+    # A new ticket either way (an old code admits nobody); none until confirmed.
+    ticket = new_ticket(now=now) if start.ticketed else {"ticket_code": None, "ticket_issued_at": None}
+    values = {"status": start.status, "answers": answers, **ticket, **start.fields}
+    registration = registration_of(seats, event) if seats.registration_id is not None else None
+    if registration is not None and registration.is_active:  # at most one holds a seat (a constraint)
+        raise _RegisteredMeanwhile()
+    if registration is not None and registration.amount == 0:  # re-activate
+        created = False
+        for name, value in values.items():
+            setattr(registration, name, value)
+        registration.save(update_fields=[*values, "updated_at"])
     else:
-        registration = Registration.objects.create(
-            user=visitor.user, event=event, status=status, answers=answers, **ticket
-        )
+        registration = Registration.objects.create(user=visitor.user, event=event, **values)
         created = True
     if seats.entry_id is not None:  # the holder claims the seat: the entry leaves the list
         WaitlistEntry.objects.filter(pk=seats.entry_id).update(status=WaitlistStatus.CLAIMED, ended_at=now)
     version = bump_state_version(visitor=visitor)
     outbox.notify(
-        NotificationKind.REGISTRATION_PENDING if pending else NotificationKind.REGISTRATION_CONFIRMED,
+        FIRST_MAIL[RegistrationStatus(start.status)],
         user=visitor.user,
         event=event,
         cause=f"registration-{registration.pk}-v{version}",
@@ -228,7 +277,11 @@ def cancel_locked(registration: Registration, *, holder: Visitor, anyone_waiting
     facts = visitor_facts(holder, registered=True)
     policies.may_cancel(policies.EventFacts.of(registration.event), facts, now=now).enforce()
     registration.status = RegistrationStatus.CANCELLED
-    registration.save(update_fields=["status", "updated_at"])
+    fields = ["status", "updated_at"]
+    if registration.payment_status in OWED:  # nothing was paid: nothing is owed any more
+        registration.payment_status = PaymentStatus.UNPAID
+        fields.append("payment_status")
+    registration.save(update_fields=fields)
     seats_changed(registration.event, now=now, anyone_waiting=anyone_waiting)
     return CancelResult(
         registration=registration, already_cancelled=False, state_version=bump_state_version(visitor=holder)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from django import template
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.utils.dateformat import format as format_date
 from django.utils.numberformat import format as format_number
 from django.utils.translation import gettext, ngettext, pgettext
 
-from events.choices import Price
-from events.models import Event
+from events import tickets
+from events.choices import PaymentStatus, Price, RegistrationStatus
+from events.models import Event, Registration
 
 register = template.Library()
 
@@ -57,17 +58,34 @@ def event_hours(event: Event) -> str:
 
 
 @register.filter
-def event_price(event: Event) -> str:
-    """ "Free", or the amount with its currency, e.g. "TWD 1,200"."""
-    if event.price == Price.FREE or event.price_amount is None:
-        return gettext("Free")
+def twd(amount: int | None) -> str:
+    """An amount of money, e.g. "TWD 1,200" (integer TWD)."""
     return gettext("%(currency)s %(amount)s") % {
-        "currency": event.currency,
+        "currency": "TWD",
         # Amounts are grouped by thousands in every language (zh-Hant's number format has no separator).
         "amount": format_number(
-            event.price_amount, ".", decimal_pos=0, grouping=3, thousand_sep=",", force_grouping=True
+            amount or 0, ".", decimal_pos=0, grouping=3, thousand_sep=",", force_grouping=True
         ),
     }
+
+
+@register.filter
+def event_price(event: Event) -> str:
+    """ "Free", the amount, e.g. "TWD 1,200", or, when its ticket types cost different amounts,
+    "from TWD 600" (or "Free or from TWD 600" when one of them is free)."""
+    if event.ticket_form:
+        types = tickets.types_of(event)
+        paid = sorted(spec.price for spec in types if not spec.is_free)
+        if not paid:
+            return gettext("Free")
+        if len(paid) == len(types) and paid[0] == paid[-1]:
+            return twd(paid[0])
+        if len(paid) == len(types):
+            return gettext("from %(price)s") % {"price": twd(paid[0])}
+        return gettext("Free or from %(price)s") % {"price": twd(paid[0])}
+    if event.price == Price.FREE or event.price_amount is None:
+        return gettext("Free")
+    return twd(int(event.price_amount))
 
 
 @register.filter
@@ -81,3 +99,27 @@ def event_seats(event: Event) -> str:
     if left is None:  # not annotated by a selector: say the capacity rather than count here
         return ngettext("%(count)s seat", "%(count)s seats", event.capacity) % {"count": event.capacity}
     return ngettext("%(count)s seat left", "%(count)s seats left", left) % {"count": left}
+
+
+@register.filter
+def payment_line(registration: Registration) -> str:
+    """One line for My events saying where a registration's money stands ("" for a free one)."""
+    if not registration.amount:
+        return ""
+    amount = twd(registration.amount)
+    status = registration.payment_status
+    if status == PaymentStatus.AWAITING and registration.payment_due_at:
+        when = formats.date_format(timezone.localtime(registration.payment_due_at), "DATETIME_FORMAT")
+        return gettext("%(amount)s to pay by %(when)s") % {"amount": amount, "when": when}
+    if status == PaymentStatus.CHECKING:
+        return gettext("%(amount)s: your transfer is being checked") % {"amount": amount}
+    if status == PaymentStatus.AT_DOOR:
+        return gettext("%(amount)s due at the door") % {"amount": amount}
+    if status == PaymentStatus.PAID:
+        return gettext("%(amount)s paid") % {"amount": amount}
+    if status == PaymentStatus.REFUNDED:
+        refunded = twd(registration.refunded_amount)
+        return gettext("%(refunded)s refunded") % {"refunded": refunded}
+    if registration.status == RegistrationStatus.EXPIRED:
+        return gettext("Not paid in time: the seat went back")
+    return str(PaymentStatus(status).label)

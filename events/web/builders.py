@@ -31,13 +31,16 @@ from django_webmcp.templatetags.webmcp import PAGE_ROUTE
 from core.errors import AuthRequired, DomainError, InvalidInput
 from core.visitors import Mode, Visitor, claimed_mode
 
-from .. import jsonld, policies, selectors
+from .. import jsonld, payment_methods, policies, selectors, tickets
 from ..actions import ACTIONS, Caller, Performed, perform
+from ..choices import PaymentMethod
+from ..contract import payment_instructions
 from ..errors import AnswersInvalid, EventNotFound, RegistrationNotFound, TicketUnknown
 from ..forms import PAGE_PARAM, EventSearchForm, answer_fields
 from ..mail.messages import reminders_on
 from ..models import Registration
 from ..questions import answers_schema, attendee_questions, form_of, shown_answers
+from ..templatetags.event_display import payment_line
 from ..tools import CHECK_IN, check_in_state, detail_state
 
 if TYPE_CHECKING:
@@ -142,6 +145,7 @@ def render_detail(
     url = request.build_absolute_uri(reverse("event-detail", kwargs={"event_id": event.public_id}))
     facts = details.visitor_facts(signed_in=visitor.is_authenticated)
     can = policies.permissions(policies.EventFacts.of(event), facts, now=timezone.now())
+    choices = ticket_choices(event, now=timezone.now())
     context = {
         "event": event,
         "details": details,
@@ -162,6 +166,11 @@ def render_detail(
         "my_answers": shown_answers(details.registration, translation.get_language())
         if details.is_registered
         else [],
+        **choices,
+        # The person's own registration's payment (paid types), for its line and its "Pay now".
+        "my_payment": details.registration
+        if details.registration is not None and details.registration.amount
+        else None,
         "webmcp_state": {
             **page_state(request, visitor, state_version=state_version),
             **detail_state(
@@ -169,6 +178,8 @@ def render_detail(
                 registered=details.is_registered,
                 can=can,
                 answers_schema=answers_schema(form_of(event.question_form)),
+                ticket_types=[identifier for identifier, _name, _price in choices["ticket_types"]] or None,
+                payment_methods=[method for method, _label in choices["payment_choices"]] or None,
             ),
         },
     }
@@ -217,6 +228,36 @@ def render_me(
         **({PAGE_ROUTE: page} if page is not None else {}),
     }
     return fragment_aware(render(request, "events/me.html#region" if region else "events/me.html", context))
+
+
+def ticket_choices(event: Any, *, now: datetime) -> dict[str, Any]:
+    """The register form's ticket types (those on sale now, with their prices, when the event sells
+    more than one) and payment methods (when a type costs money and the event offers a choice)."""
+    types = tickets.types_of(event)
+    offered = tickets.on_sale(types, now)
+    language = translation.get_language()
+    methods = () if tickets.all_free(types) else payment_methods.offered(at_door=event.at_door)
+    return {
+        "ticket_types": [(spec.identifier, spec.name_in(language), spec.price) for spec in offered]
+        if len(types) > 1
+        else [],
+        "payment_choices": [(m, PaymentMethod(m).label) for m in methods] if len(methods) > 1 else [],
+    }
+
+
+def payment_context(request: HtmxHttpRequest, registration: Registration) -> dict[str, Any]:
+    """The payment page: the registration, how to pay it, whether a transfer may be reported now."""
+    visitor = request.visitor
+    return {
+        "registration": registration,
+        "event": registration.event,
+        "payment_text": payment_line(registration),
+        "instructions": payment_instructions(registration),
+        "may_report": policies.may_report_payment(payment_status=registration.payment_status)
+        and registration.is_pending_payment,
+        "today": timezone.localdate().isoformat(),
+        "webmcp_state": page_state(request, visitor),
+    }
 
 
 @dataclass(frozen=True)
@@ -305,6 +346,8 @@ def page_state(
 def after_write(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
     """htmx: the refreshed region of the page the form was on; otherwise a redirect back to it."""
     origin = urlsplit(safe_next(request))
+    if origin.path == reverse("payment", kwargs={"event_id": event_id}):
+        return redirect(origin.path)  # the payment page's forms are plain posts
     if not request.htmx:
         return redirect("me") if origin.path == reverse("me") else redirect_to_detail(request, event_id)
     return redraw(request, event_id, origin, card=False)
@@ -326,7 +369,12 @@ def redraw(request: HtmxHttpRequest, event_id: str, origin: SplitResult, *, card
 
 def refused(request: HtmxHttpRequest, event_id: str, error: DomainError) -> HttpResponse:
     """A refusal from a write use case, shown as a message on the page it came from (never a 500)."""
-    # A form post's only input is the route's id: one that is not well-formed names no event either.
+    # A form post's input beyond the route's id (a ticket type, a transfer's digits) is the person's to
+    # put right; a route id that is not well-formed names no event.
+    named = set(error.extra.get("fields", {})) - {"event_id"} if isinstance(error, InvalidInput) else set()
+    if named:
+        messages.error(request, str(error.person_message))
+        return after_write(request, event_id)
     if isinstance(error, EventNotFound | InvalidInput) and not isinstance(error, RegistrationNotFound):
         raise Http404(str(error)) from error
     if isinstance(error, AuthRequired) and not request.htmx:
@@ -420,6 +468,8 @@ class DoorAnswer:
     attendee_id: int | None = None
     #: The door's answers of the person (label, value), e.g. a dietary need.
     notes: tuple[tuple[str, str], ...] = ()
+    #: What the door takes from them now (integer TWD; 0: nothing), recorded as paid by the check-in.
+    paid_at_door: int = 0
 
     @property
     def checked_in_at(self) -> datetime | None:
@@ -456,6 +506,7 @@ def answer_of_check_in(performed: Performed, *, scanned: bool = False) -> DoorAn
         by=attendee.checked_in_by,
         attendee_id=attendee.attendee_id,
         notes=tuple((answer.label, answer.value) for answer in attendee.door_answers),
+        paid_at_door=result.paid_at_door,
     )
 
 

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
 from django.core.cache import caches
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -31,7 +32,7 @@ from core.visitors import Visitor, with_token
 
 from .. import selectors
 from ..actions import ACTIONS, perform
-from ..errors import AnswersInvalid
+from ..errors import AnswersInvalid, PaymentNotFound
 from ..forms import EventSearchForm, answer_fields, answers_from_post
 from ..mail import ics
 from ..questions import attendee_questions, form_of
@@ -47,6 +48,7 @@ from .builders import (
     list_context,
     page_caller,
     page_state,
+    payment_context,
     refused,
     render_detail,
     render_me,
@@ -161,6 +163,11 @@ def write(request: HtmxHttpRequest, event_id: str, action: str) -> HttpResponse:
     if row.anonymous_token:
         with_token(request)
     data: dict[str, Any] = {"event_id": event_id}
+    # The row's other inputs, as the form posted them (a ticket type, a payment method, the digits of
+    # a transfer): what the row does not take is never read.
+    for name in row.input._declared_fields:
+        if name not in ("event_id", "answers") and request.POST.get(name, "") != "":
+            data[name] = request.POST[name]
     answers = _posted_answers(request, event_id) if "answers" in row.input._declared_fields else None
     if answers is not None:  # the event asks questions: its form's answers (else, as ever, none)
         data["answers"] = answers
@@ -200,6 +207,20 @@ def register_questions(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
 @require_GET
 def me(request: HtmxHttpRequest) -> HttpResponse:
     return render_me(request, region=wants_fragment(request))
+
+
+@require_GET
+def payment(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
+    """The person's own payment for the event: what to pay, by when, how, with which reference; the
+    form that reports their transfer; and, later, that it is paid or refunded. It needs their
+    sign-in, and its address names nobody: another person's payment is not found here (404)."""
+    if not request.visitor.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    try:
+        registration = selectors.my_payment(visitor=request.visitor, event_id=event_id)
+    except PaymentNotFound as error:
+        raise Http404(str(error)) from error
+    return render(request, "events/payment.html", payment_context(request, registration))
 
 
 def _conditional_page(

@@ -25,6 +25,9 @@ ENDPOINTS = {
     ("/api/events/{event_id}/check-ins", "post"): "check_in_attendee",
     ("/api/events/{event_id}/check-ins", "get"): "find_attendee",
     ("/api/me/export", "get"): "export_personal_data",
+    ("/api/events/{event_id}/registration/payment-report", "post"): "report_payment",
+    ("/api/events/{event_id}/payments/{attendee_id}/confirm", "post"): "confirm_payment",
+    ("/api/events/{event_id}/payments/{attendee_id}/refund", "post"): "refund_payment",
 }
 
 

@@ -17,6 +17,7 @@ from django.test import Client
 from drf_spectacular.generators import SchemaGenerator
 
 from accounts.tokens import create_access_token
+from events.actions import ACTIONS
 from events.choices import StaffRole
 from events.models import EventStaff
 from events.scopes import Scope
@@ -24,8 +25,13 @@ from tests.api.conftest import ApiClient
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
-#: What a call sends besides its path: the check-in's body names a ticket (that none holds).
-BODIES = {"check_in_attendee": {"ticket": "no-such-ticket"}, "update_staff_answers": {"answers": {}}}
+#: What a call sends besides its path: the check-in's body names a ticket (that none holds); the report
+#: of a transfer its digits and date.
+BODIES = {
+    "check_in_attendee": {"ticket": "no-such-ticket"},
+    "update_staff_answers": {"answers": {}},
+    "report_payment": {"accountLast5": "12345", "paidOn": "2026-01-05"},
+}
 
 
 @pytest.fixture
@@ -41,13 +47,14 @@ def _operations(document) -> list[tuple[str, str, dict]]:
     ]
 
 
-#: An operation no token may call: the document names no token scope for it. None now: the managers'
-#: decisions and answers take `registrations:manage`, as the door takes `checkin:write`.
-NO_TOKEN: set[str] = set()
+#: An operation no token may call (an organiser's decision, a person's report of their transfer): its
+#: row names no scope, and the document names no token scope for it.
+NO_TOKEN = {name for name, row in ACTIONS.items() if row.scope is None}
 
 
 def _call(client, method: str, path: str, event, operation: dict, **headers):
     url = path.replace("{event_id}", event.public_id).replace("{registration_id}", "1")
+    url = url.replace("{attendee_id}", "1")
     body = BODIES.get(operation["operationId"])
     if isinstance(client, ApiClient) and method != "get":
         return client.write(method, url, body, **headers)

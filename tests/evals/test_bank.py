@@ -420,3 +420,50 @@ def test_the_question_cases_rely_on_the_seeded_questions():
             assert calls == []  # the person gave no dietary need: the agent asks
         else:
             assert set(calls[0]["arguments"]["answers"]) <= set(questions)
+
+
+def test_the_payment_cases_rely_on_the_seeded_paid_event_and_grade_a_claim_of_registration():
+    """WRITE-09, ARG-10: the seeded security workshop sells three types, student at TWD 1,200 (a
+    transfer: the seat is held, the person is not registered yet); an answer that says they are
+    registered fails the case (model mode), in both languages."""
+    from evals.grading import grade
+    from evals.matcher import Call
+    from events.demo_data import DEMO_TICKET_TYPES
+
+    cases = {case.name: case for case in load_bank() if case.name.split()[0] in ("WRITE-09", "ARG-10")}
+    assert len(cases) == 4
+    types = {t["identifier"]: t["price"] for t in DEMO_TICKET_TYPES["evt-agent-security-prompt-injection"]}
+    assert len(types) == 3 and types["student"] == 1200
+    for name, case in cases.items():
+        assert case.meta.route == "/events/evt-agent-security-prompt-injection/"
+        registers = [node for node in case.expectedCall if node["functionName"] == "register_event"]
+        if name.startswith("ARG-10"):
+            assert registers == []  # no type named: the agent asks which
+            continue
+        assert registers[0]["result"]["registration"]["status"] == "pending_payment"
+        assert case.meta.answerMustNot
+        result = {
+            "ok": True,
+            "pendingPayment": True,
+            "registration": {
+                "status": "pending_payment",
+                "ticketType": "student",
+                "payment": {
+                    "amount": 1200,
+                    "currency": "TWD",
+                    "status": "awaiting",
+                    "instructions": {"kind": "bank_transfer"},
+                },
+            },
+        }
+        calls = [Call("register_event", {"ticket_type": "student"}, result)]
+        claim = "You're registered! See you there." if "en" in case.meta.tags else "報名成功！到時見。"
+        honest = (
+            "Your seat is held until the deadline: please transfer TWD 1,200 with the reference."
+            if "en" in case.meta.tags
+            else "座位已為您保留，請在期限前轉帳 TWD 1,200 並附上參考碼。"
+        )
+        assert grade(case, calls, answer=honest).outcome == "pass"
+        failed = grade(case, calls, answer=claim)
+        assert failed.outcome == "fail" and failed.violations[0]["rule"] == "claim-in-answer"
+        assert grade(case, calls).outcome == "pass"  # smoke mode: no answer to read

@@ -58,6 +58,9 @@ def test_signed_in_and_writing_cases_get_an_account_and_the_auth_cases_stay_anon
         "ARG-09 e",
         "ARG-09 z",
         "WRITE-08",
+        "ARG-10 e",  # the paid registration's cases: a signed-in person
+        "ARG-10 z",
+        "WRITE-09",
     }
     assert reasons[starting(bank, "WRITE-03").name] == "signedIn"
     assert reasons[starting(bank, "WRITE-01").name].startswith("the case writes (save_event)")

@@ -37,7 +37,7 @@ from events.models import (
     SavedEvent,
     WaitlistEntry,
 )
-from tests.factories import EventFactory, QuestionFactory, UserFactory
+from tests.factories import EventFactory, QuestionFactory, UserFactory, paid_event
 from tests.tasks import run_tasks
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
@@ -297,6 +297,58 @@ def send_reminders() -> Write:
     return Write(SYSTEM, {"event_id": event.public_id}, lambda: DBTaskResult.objects.count(), event)
 
 
+def _awaiting_payment() -> tuple[Any, Event, Registration]:
+    person, event = _person("payer"), paid_event(capacity=10)
+    _call("register_event", person, event_id=event.public_id)
+    return person, event, Registration.objects.get(user=person, event=event)
+
+
+def _payment_of(person) -> Callable[[], tuple[str, str]]:
+    return lambda: tuple(
+        Registration.objects.filter(user=person).values_list("status", "payment_status").get()
+    )
+
+
+def report_payment() -> Write:
+    person, event, _registration = _awaiting_payment()
+    data = {"event_id": event.public_id, "account_last5": "12345", "paid_on": timezone.localdate()}
+    return Write(Visitor(user=person), data, _payment_of(person), event)
+
+
+def confirm_payment() -> Write:
+    person, event, registration = _awaiting_payment()
+    data = {"event_id": event.public_id, "attendee_id": registration.pk}
+    return Write(Visitor(user=_organiser()), data, _payment_of(person), event)
+
+
+def refund_payment() -> Write:
+    person, event, registration = _awaiting_payment()
+    organiser = _organiser()
+    _call("confirm_payment", organiser, event_id=event.public_id, attendee_id=registration.pk)
+    _call("cancel_registration", person, event_id=event.public_id)
+    data = {"event_id": event.public_id, "attendee_id": registration.pk}
+    return Write(Visitor(user=organiser), data, _payment_of(person), event)
+
+
+def expire_payments() -> Write:
+    person, event, _registration = _awaiting_payment()
+    Registration.objects.filter(user=person).update(payment_due_at=timezone.now() - timedelta(minutes=1))
+    return Write(SYSTEM, {}, _payment_of(person), event)
+
+
+def apply_bank_row() -> Write:
+    person, event, registration = _awaiting_payment()
+    data = {
+        "checksum": f"row-{registration.pk}",
+        "line": 2,
+        "amount": registration.amount,
+        "reference": registration.payment_reference_text,
+        "payer": "王小明",
+        "account_last5": "12345",
+    }
+    return Write(SYSTEM, data, _payment_of(person), event)
+
+
 #: Each kind of write, by its action's name (a waiting list's claim is a registration).
 WRITES: dict[str, tuple[str, Callable[[], Write]]] = {
     "save_event": ("save_event", save_event),
@@ -325,6 +377,11 @@ WRITES: dict[str, tuple[str, Callable[[], Write]]] = {
     "update_staff_answers": ("update_staff_answers", update_staff_answers),
     "merge_saved_events": ("merge_saved_events", merge_saved_events),
     "send_reminders": ("send_reminders", send_reminders),
+    "report_payment": ("report_payment", report_payment),
+    "confirm_payment": ("confirm_payment", confirm_payment),
+    "refund_payment": ("refund_payment", refund_payment),
+    "expire_payments": ("expire_payments", expire_payments),
+    "apply_bank_row": ("apply_bank_row", apply_bank_row),
 }
 
 
@@ -396,6 +453,15 @@ def test_a_write_that_fails_after_its_statements_leaves_neither_the_change_nor_i
             raise DatabaseError("the connection was lost before the commit")
 
     post_save.connect(lost, sender=Activity)
+    bulk = Activity.objects.bulk_create
+
+    def lost_in_bulk(rows, *args, **kwargs):  # a batch's rows (the sweep's) are one INSERT, no signal
+        made = bulk(rows, *args, **kwargs)
+        if any(row.action == failing for row in rows):
+            raise DatabaseError("the connection was lost before the commit")
+        return made
+
+    Activity.objects.bulk_create = lost_in_bulk  # type: ignore[method-assign]
     try:
         for case, (name, make) in WRITES.items():
             write = make()
@@ -407,6 +473,7 @@ def test_a_write_that_fails_after_its_statements_leaves_neither_the_change_nor_i
             assert _new_rows(since) == [], case
     finally:
         post_save.disconnect(lost, sender=Activity)
+        del Activity.objects.bulk_create
     assert _counts_equal_rows()
 
 

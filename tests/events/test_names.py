@@ -11,8 +11,8 @@ from core.visitors import Visitor
 from events import actions
 from events.actions import ACTIONS
 from events.choices import StaffRole
-from events.models import Activity, EventStaff
-from tests.factories import EventFactory, RegistrationFactory, UserFactory
+from events.models import Activity, EventStaff, Registration
+from tests.factories import EventFactory, RegistrationFactory, UserFactory, paid_event
 
 pytestmark = pytest.mark.integration
 
@@ -41,6 +41,13 @@ def test_a_page_route_named_after_the_action_is_the_tools_endpoint(name):
     assert registry.get(name).endpoint == url_name
 
 
+def _awaiting(event):
+    """A registration of `event` (a paid one) waiting for its transfer."""
+    person = UserFactory()
+    actions.call("register_event", visitor=Visitor(user=person), channel="api", event_id=event.public_id)
+    return Registration.objects.get(user=person, event=event)
+
+
 def test_two_rows_of_one_name_are_refused_at_import():
     row = ACTIONS["save_event"]
     with pytest.raises(ValueError, match="Two actions"):
@@ -53,16 +60,21 @@ def test_two_rows_of_one_name_are_refused_at_import():
 @pytest.mark.parametrize("name", TOOLS)
 def test_the_activity_row_carries_the_actions_name(name):
     event = EventFactory(capacity=1 if name == "join_waitlist" else 5)
+    if name == "confirm_payment":
+        event = paid_event(capacity=5)
     if name == "join_waitlist":  # only a full event has a waiting list
         RegistrationFactory(event=event)
     visitor = Visitor(user=UserFactory(), token="t" * 32)
     data = {} if name == "search_events" else {"event_id": event.public_id}
     if name == "cancel_registration":
         actions.call("register_event", visitor=visitor, channel="agent", event_id=event.public_id)
-    if name in ("find_attendee", "check_in_attendee"):  # the door: its staff only
-        EventStaff.objects.create(event=event, user=visitor.user, role=StaffRole.DOOR)
+    if name in ("find_attendee", "check_in_attendee", "confirm_payment"):  # the door, the managers
+        role = StaffRole.MANAGER if name == "confirm_payment" else StaffRole.DOOR
+        EventStaff.objects.create(event=event, user=visitor.user, role=role)
         attendee = RegistrationFactory(event=event)
-        if name == "check_in_attendee":
+        if name == "confirm_payment":  # a registration waiting for its transfer
+            attendee = _awaiting(event)
+        if name in ("check_in_attendee", "confirm_payment"):
             data["attendee_id"] = attendee.pk
     before = Activity.objects.count()
     actions.call(name, visitor=visitor, channel="agent", **data)

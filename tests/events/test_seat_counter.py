@@ -17,11 +17,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from core.visitors import Visitor
-from events import actions, tasks
+from events import actions, tasks, tickets
 from events.choices import RegistrationStatus, WaitlistStatus
 from events.errors import EventFull
 from events.models import Event, Registration, WaitlistEntry
-from events.services import ledger, registrations
+from events.services import ledger, payments, registrations
 from tests.factories import EventFactory, UserFactory
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
@@ -190,7 +190,11 @@ def test_a_race_lost_to_the_same_person_gives_the_seat_back():
         _, stale = ledger.unlocked_seat_state(event.public_id, visitor, now=now)
         call("register_event", visitor, event)  # the other call, faster
         with transaction.atomic():
-            assert registrations._take_and_confirm(visitor, event, stale, now=now, answers={}) is None
+            start = payments.payment_start(event, tickets.types_of(event)[0], None, now=now, approval=False)
+            assert (
+                registrations._take_and_confirm(visitor, event, stale, now=now, answers={}, start=start)
+                is None
+            )
         again = registrations.register_event(visitor=visitor, event_id=event.public_id)
         assert again.already_registered
     assert Registration.objects.filter(event=event, status=RegistrationStatus.CONFIRMED).count() == 2

@@ -483,8 +483,10 @@ def test_cancel_call_from_my_events_returns_my_events(signed_in_en_client, user,
     assert result["registration"] == {
         "eventId": going.public_id,
         "status": "cancelled",
+        "ticketType": "general",
         "updatedAt": result["registration"]["updatedAt"],
         "answers": {},
+        "payment": None,
     }
     assert manifest_in(html)["route"] == "me"
     confirmed, _, cancelled = html.partition("Cancelled registrations")

@@ -48,7 +48,7 @@ from oauth2_provider.models import (
 from accounts.tokens import create_access_token
 from events.choices import NotificationKind, StaffRole
 from events.mail.messages import unsubscribe_token
-from events.models import CheckIn, EventStaff, Notification
+from events.models import BankStatementRow, CheckIn, EventStaff, Notification
 from events.tasks import sweep_waitlists
 from tests.factories import (
     ActivityFactory,
@@ -57,6 +57,7 @@ from tests.factories import (
     QuestionOptionFactory,
     RegistrationFactory,
     SavedEventFactory,
+    TicketTypeFactory,
     UserFactory,
     WaitlistEntryFactory,
 )
@@ -324,6 +325,29 @@ def site_data(superuser) -> dict[str, Any]:
         event=event, identifier="diet", kind="single_choice", label_en="飲食", label_zh_hant="飲食"
     )
     QuestionOptionFactory(question=question, identifier="vegan", label_en="素食", label_zh_hant="素食")
+    TicketTypeFactory(event=event, identifier="regular", name_en="一般票", name_zh_hant="一般票", price=600)
+    paid = RegistrationFactory(
+        user=superuser,
+        event=event,
+        status="pending_payment",
+        amount=600,
+        payment_method="bank_transfer",
+        payment_status="awaiting",
+        payment_reference="ABCDEF",
+        payment_due_at=timezone.now() + timedelta(days=1),
+    )
+    BankStatementRow.objects.create(
+        checksum="zh-hant",
+        event=event,
+        registration=paid,
+        source="對帳單.csv",
+        line=2,
+        amount=600,
+        reference="ZHHANT-ABCDEF",
+        payer="王小明",
+        account_last5="12345",
+        state="partial",
+    )
     waiting = WaitlistEntryFactory(user=person, event=full)
     Notification.objects.create(
         kind=NotificationKind.values[0],

@@ -21,8 +21,10 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import IntegrityError, transaction
 
-from events import demo_data
-from events.models import Event, Question, QuestionOption, Registration
+from events import demo_data, tickets
+from events.choices import PaymentMethod, PaymentStatus, RegistrationStatus
+from events.models import Event, Question, QuestionOption, Registration, TicketType
+from events.services.ledger import recount_seats
 
 
 class Command(BaseCommand):
@@ -33,8 +35,10 @@ class Command(BaseCommand):
             with transaction.atomic():
                 events = self.seed_events()
                 self.seed_questions()
+                self.seed_ticket_types()
                 users = self.seed_users()
                 registrations = self.seed_registrations()
+                registrations += self.seed_pending_payments()
         except (ValidationError, IntegrityError) as error:
             raise CommandError(f"Demo data does not validate: {error}") from error
         created, updated, unchanged = events
@@ -94,6 +98,49 @@ class Command(BaseCommand):
                         row = QuestionOption(question=question, position=option_position, **option)
                         row.full_clean(validate_constraints=False)
                         row.save()
+
+    def seed_ticket_types(self) -> None:
+        """The paid demo events' payment settings and ticket types (demo_data.DEMO_PAYMENT_EVENTS,
+        DEMO_TICKET_TYPES), matched on the type's identifier: a second run changes nothing. Each new
+        type reaches its event's ticket form and price summary (events/signals.py)."""
+        for public_id, fields in demo_data.DEMO_PAYMENT_EVENTS.items():
+            Event.objects.filter(public_id=public_id).update(**fields)
+        for public_id, types in demo_data.DEMO_TICKET_TYPES.items():
+            event = Event.objects.get(public_id=public_id)
+            for position, data in enumerate(types):
+                if TicketType.objects.filter(event=event, identifier=data["identifier"]).exists():
+                    continue
+                row = TicketType(event=event, position=position, **data)
+                row.full_clean()
+                row.save()
+
+    def seed_pending_payments(self) -> int:
+        """Registrations waiting for their transfer (demo_data.DEMO_PENDING_PAYMENTS), each holding its
+        seat until its event's last payment time, with its fixed reference."""
+        User = get_user_model()
+        created = 0
+        for username, public_id, ticket_type, reference in demo_data.DEMO_PENDING_PAYMENTS:
+            user = User.objects.get(username=username)
+            event = Event.objects.get(public_id=public_id)
+            if Registration.objects.filter(user=user, event=event).exists():
+                continue
+            [spec] = [t for t in tickets.types_of(event) if t.identifier == ticket_type]
+            registration = Registration(
+                user=user,
+                event=event,
+                status=RegistrationStatus.PENDING_PAYMENT,
+                ticket_type=spec.identifier,
+                amount=spec.price,
+                payment_method=PaymentMethod.BANK_TRANSFER,
+                payment_status=PaymentStatus.AWAITING,
+                payment_reference=reference,
+                payment_due_at=event.last_payment_at(),
+            )
+            registration.full_clean()
+            registration.save()
+            recount_seats(Event.objects.filter(pk=event.pk))
+            created += 1
+        return created
 
     def seed_users(self) -> int:
         User = get_user_model()

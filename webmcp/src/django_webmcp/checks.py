@@ -85,7 +85,9 @@ def _check_tool(tool: ToolDeclaration) -> Iterable[CheckMessage]:
             f"route_param {tool.route_param!r} is not a URL kwarg of endpoint {tool.endpoint!r}.",
             "webmcp.E013",
         )
-    if not tool.exposures:
+    if tool.headless and tool.exposures:
+        yield error("A headless tool (MCP only) is exposed on a page: remove its exposures.", "webmcp.E016")
+    if not tool.exposures and not tool.headless:
         yield Warning(
             "The tool is exposed on no route, so no page offers it.",
             obj=f"WebMCP tool {tool.name!r}",

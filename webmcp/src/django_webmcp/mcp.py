@@ -38,6 +38,7 @@ from mcp.server import CacheHint, Server
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import UrlElicitationRequiredError
 
 from . import scopes as scopes_module
 from ._compat import login_not_required
@@ -51,6 +52,10 @@ DEFAULT_SERVER_NAME = "webmcp"
 CONFIRMATION_PARAM = "confirmation"
 CONFIRMATION_MAX_AGE = 300  # seconds a preview's confirmation stays valid
 ELICIT_KEY = "confirm"
+#: The input request of a page the person opens (URL mode), answered by the client's retry.
+URL_KEY = "open_page"
+#: The first protocol revision whose clients are asked through an input-required result.
+INPUT_REQUIRED_VERSION = "2026-07-28"
 TOOLS_TTL_MS = 60_000
 
 #: Output every tool answers with: the use case's body on success, the error envelope on refusal
@@ -95,6 +100,16 @@ class McpForm:
     confirm_title: str = "Yes, do it"
 
 
+@dataclass(frozen=True)
+class McpUrl:
+    """A page the person must open themselves (MCP's URL-mode elicitation): the client shows them the
+    address and opens it where neither the client nor the model reads it. The address carries nothing
+    personal and no credential; the page checks who opens it (their own sign-in)."""
+
+    url: str
+    message: str
+
+
 @dataclass
 class McpAnswer:
     body: dict[str, Any]  # the API's body or the error envelope
@@ -108,6 +123,10 @@ class McpAnswer:
     status: int | None = None
     #: A refusal the person can lift by answering this form (asked when the client can elicit forms).
     form: McpForm | None = None
+    #: A result the person finishes on a page of their own (paying): a client with URL-mode elicitation
+    #: is asked to open it (2026-07-28: an input-required result; 2025-11-25: error -32042); any other
+    #: client has the address in the result.
+    url: McpUrl | None = None
 
 
 Caller = Callable[[McpCall], McpAnswer]
@@ -126,6 +145,10 @@ class _Request:
     #: state): for a signed-in caller it reads their state, a statement and a thread hop that every
     #: read, `tools/list` and `initialize` made for nothing (bench/profiles/README.md).
     identify: Principal
+    #: Who the caller is without their state (what the SDK's own envelope of a request state binds):
+    #: from the principal, e.g. "user:7:v12" → "user:7". A round that changes the caller's state (a
+    #: registration, then the page the person opens to pay) stays bound to the same person.
+    identity_of: Callable[[str], str]
     principal: str | None = None
     headers: dict[str, str] = field(default_factory=dict)  # added to the HTTP answer
     status: int | None = None  # replaces the HTTP answer's status (McpAnswer.status)
@@ -342,10 +365,47 @@ def build_server(call: Caller, *, resource_metadata: Callable[[], str] | None = 
                 current.status = answer.status
             return answer
 
-        if not declaration.consequential:
-            return _result(await run())
-        confirmation = arguments.pop(CONFIRMATION_PARAM, None)
+        async def done(answer: McpAnswer) -> Any:
+            """The call's answer, or first the page the person must open (URL mode), when the client
+            can be asked: the answer then comes back with the client's retry, carried sealed."""
+            if answer.url is None or answer.is_error or not await _can_open_pages(ctx, current.http):
+                return _result(answer)
+            if not _input_required(ctx):  # 2025-11-25: the error asks; the client's retry gets the result
+                raise UrlElicitationRequiredError(
+                    [
+                        types.ElicitRequestURLParams(
+                            message=answer.url.message,
+                            url=answer.url.url,
+                            elicitation_id=secrets.token_urlsafe(12),
+                        )
+                    ]
+                )
+            current.principal = None  # the write changed the caller's state: bind the page to it now
+            now_who = await current.who()
+            question = types.ElicitRequest(
+                params=types.ElicitRequestURLParams(message=answer.url.message, url=answer.url.url)
+            )
+            sealed = seal_request_state(
+                principal=now_who, tool=declaration.name, arguments=arguments, carry={"result": answer.body}
+            )
+            return types.InputRequiredResult(input_requests={URL_KEY: question}, request_state=sealed)
+
         answers = params.input_responses or {}
+        if URL_KEY in answers:  # the person was asked to open their page: the call's answer, as sealed
+            arguments.pop(CONFIRMATION_PARAM, None)
+            refused = spend_request_state(
+                params.request_state,
+                principal=await current.who(),
+                tool=declaration.name,
+                arguments=arguments,
+            )
+            if refused is not None:
+                return _refusal(refused, await run(confirmed=False, final=False))
+            carried = carried_state(params.request_state).get("result")
+            return _result(McpAnswer(carried if isinstance(carried, dict) else {"ok": True}))
+        if not declaration.consequential:
+            return await done(await run())
+        confirmation = arguments.pop(CONFIRMATION_PARAM, None)
         who = await current.who()
         elicitation = ctx.session.client_capabilities and ctx.session.client_capabilities.elicitation
         can_ask = bool(elicitation) and getattr(elicitation, "form", None) is not None
@@ -374,13 +434,18 @@ def build_server(call: Caller, *, resource_metadata: Callable[[], str] | None = 
                             )
                         if preview.is_error:
                             return _result(preview)
-                    return _result(await run())
+                    return await done(await run())
             return _refusal(DECLINED, await run(confirmed=False, final=False))
         if isinstance(confirmation, str) and confirmation:
             if confirmation_matches(confirmation, principal=who, tool=declaration.name, arguments=arguments):
-                return _result(await run())
+                return await done(await run())
             if not can_ask:
-                return _refusal(STALE_CONFIRMATION, await run(confirmed=False, final=False))
+                fresh = await run(confirmed=False, final=False)
+                if not fresh.is_error and not fresh.preview:
+                    # Nothing is left to confirm (the call's retry after the page it asked the person
+                    # to open: the registration exists): what a call without the confirmation answers.
+                    return _result(fresh)
+                return _refusal(STALE_CONFIRMATION, fresh)
             # A client that can ask the person gets the question instead of a refusal: a model that
             # filled the parameter with text of its own would otherwise repeat the call until its step
             # limit, and asking the person is what a fresh preview would lead to anyway.
@@ -429,6 +494,54 @@ def build_server(call: Caller, *, resource_metadata: Callable[[], str] | None = 
     return server
 
 
+async def _can_open_pages(ctx: Any, request: HttpRequest) -> bool:
+    """The client declared URL-mode elicitation (2025-11-25 and later): with this request (2026-07-28),
+    or in the handshake of the connection its credential opened (2025-11-25, `_remember_capabilities`)."""
+    capabilities = ctx.session.client_capabilities
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    if elicitation is not None and getattr(elicitation, "url", None) is not None:
+        return True
+    key = _capability_key(request)
+    return key is not None and bool(await cache.aget(key))
+
+
+#: How long a 2025-11-25 client's declared capabilities are remembered after its handshake.
+CAPABILITIES_TTL = 24 * 3600
+
+
+def _capability_key(request: HttpRequest) -> str | None:
+    """Where a credential's client's capabilities are kept (none without a credential): the server is
+    stateless, so a 2025-11-25 client's `initialize` and its later calls are requests apart."""
+    credential = request.headers.get("Authorization", "")
+    if not credential:
+        return None
+    return "webmcp.mcp.url-elicitation:" + hashlib.sha256(credential.encode()).hexdigest()
+
+
+async def _remember_capabilities(request: HttpRequest, body: bytes) -> None:
+    """An `initialize` that declares URL-mode elicitation: remembered for the calls that follow with
+    the same credential (the -32042 answer needs to know the client can open a page)."""
+    key = _capability_key(request)
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return
+    if key is None or not isinstance(message, dict) or message.get("method") != "initialize":
+        return
+    params = message.get("params") or {}
+    elicitation = (params.get("capabilities") or {}).get("elicitation") if isinstance(params, dict) else None
+    if isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict):
+        await cache.aset(key, True, CAPABILITIES_TTL)
+    else:
+        await cache.adelete(key)
+
+
+def _input_required(ctx: Any) -> bool:
+    """The client asks through input-required results (2026-07-28 and later), not server requests."""
+    version = str(getattr(ctx, "protocol_version", "") or "")
+    return version >= INPUT_REQUIRED_VERSION
+
+
 def server_name() -> str:
     """The project's name for its MCP server (`WEBMCP_SERVER_NAME`)."""
     return str(setting("WEBMCP_SERVER_NAME") or DEFAULT_SERVER_NAME)
@@ -474,7 +587,7 @@ def _bound_principal(ctx: Any) -> str:
         return ""
     if current.principal is None:  # asked before anything read it: the SDK refuses (fails closed)
         raise RuntimeError("the caller was not identified before their request state was bound")
-    return current.principal
+    return current.identity_of(current.principal)
 
 
 def _refusal(envelope: dict[str, Any], preview: McpAnswer) -> types.CallToolResult:
@@ -553,11 +666,14 @@ def mcp_view(
     allowed_origins: Callable[[], set[str]],
     scopes: Scopes | None = None,
     resource_metadata: Callable[[], str] | None = None,
+    identity_of: Callable[[str], str] | None = None,
 ) -> Callable[[HttpRequest], Awaitable[HttpResponse]]:
     """The Django view serving `/mcp`: POST only, Origin checked (403), Host by ALLOWED_HOSTS.
 
     `scopes` (with WEBMCP_MCP_HIDE_OUT_OF_SCOPE on) hides and refuses tools by the caller's scopes;
     `resource_metadata` gives the URL of the RFC 9728 document the refusals' challenges point to.
+    `identity_of` takes the caller's state out of a principal, for the SDK's envelope of a request
+    state (this module's own seal binds the whole principal); by default the principal as it is.
     The view is exempt from CSRF (callers send a bearer token, not a cookie) and from
     `LoginRequiredMiddleware` (`login_not_required`).
     """
@@ -578,6 +694,8 @@ def mcp_view(
         chunks: list[bytes] = []
         body = request.body
         delivered = False
+        if b'"initialize"' in body:  # a 2025-11-25 client's handshake: what it can ask the person
+            await _remember_capabilities(request, body)
 
         async def receive() -> dict[str, Any]:
             # The body once; after that the client is simply there (a stream the SDK may wait on ends
@@ -598,7 +716,7 @@ def mcp_view(
         manager = StreamableHTTPSessionManager(
             app=server, stateless=True, json_response=True, security_settings=security
         )
-        current = _Request(request, principal)
+        current = _Request(request, principal, identity_of or (lambda principal: principal))
         if scopes is not None and setting("WEBMCP_MCP_HIDE_OUT_OF_SCOPE"):
             current.scoped, current.scopes = True, scopes(request)
         if b'"requestState"' in body:  # unsealed, and bound to the caller, before the tool runs

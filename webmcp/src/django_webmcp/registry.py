@@ -203,6 +203,10 @@ class ToolDeclaration:
     #: The draft's `debugging` annotation: a tool for the page's developers, not for agents at work.
     #: Not listed over MCP unless WEBMCP_MCP_DEBUGGING_TOOLS is on.
     debugging: bool = False
+    #: Offered over MCP only, by design: no page offers it (a headless agent's work, e.g. an
+    #: organiser's, which has no button an agent in the browser could wait for). Its `exposures` are
+    #: then empty, and the check that warns of a tool no page offers leaves it alone.
+    headless: bool = False
 
     def __post_init__(self) -> None:
         # Accept a list for convenience but keep the declaration immutable and hashable.
