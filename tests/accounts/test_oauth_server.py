@@ -144,6 +144,7 @@ def test_the_server_metadata_says_what_mcp_clients_look_for():
     assert meta["scopes_supported"] == [
         "checkin:write",
         "events:read",
+        "payments:write",
         "registrations:manage",
         "registrations:write",
         "saved:write",
@@ -162,6 +163,7 @@ def test_the_resource_metadata_names_mcp_and_its_authorization_server(path):
         "scopes_supported": [
             "checkin:write",
             "events:read",
+            "payments:write",
             "registrations:manage",
             "registrations:write",
             "saved:write",

@@ -46,6 +46,8 @@ DOMAIN = {
     "VisitorState",
     "Question",
     "QuestionOption",
+    "TicketType",
+    "BankStatementRow",
 }
 #: The events app's other models, each with why no action changes its rows. A new model must be put
 #: in one set or the other (`test_every_model_is_sorted`).
@@ -84,6 +86,10 @@ DECLARED_SYSTEM_PATHS = {
     for name in ("open_and_deliver", "deliver", "_claim", "_record_failure", "_end")
 } | {
     ("events/mail/outbox.py", "send_again"): "part of the row `resend_notification` (its only caller)",
+    ("events/tasks.py", "tell_expired_payments"): "the e-mails of the expiries that the row "
+    "`expire_payments` recorded (it queues this task once per batch); each mail's row is its record",
+    ("events/tasks.py", "queue_payment_reminders"): "the payment sweep's reminders before it performs "
+    "`expire_payments`: each mail's row is its record, once per registration and deadline (its key)",
     ("events/management/commands/recount_seats.py", "handle"): "the operator's repair of a derived "
     "counter (`seats_taken`, from the rows) after a bulk load: it changes no fact, so nothing to record",
 }
