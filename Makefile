@@ -61,9 +61,14 @@ which-uv:
 
 # Message catalogues are compiled from the committed .po files, never by hand.
 # (On the Python packages only: `make test-fast` needs no Node.js, so not on `install`.)
-messages: $(STAMP)
+# Each .mo is made from its .po as `manage.py compilemessages` makes it (msgfmt --check-format), and
+# only when the .po changed: walking the tree for catalogues cost every `make test-fast` 4 s.
+PO_FILES := $(shell find locale -name '*.po' 2>/dev/null)
+messages: $(STAMP) $(PO_FILES:.po=.mo)
+
+%.mo: %.po
 	@command -v msgfmt >/dev/null || { echo "Installing gettext"; $(call APT_INSTALL,gettext); }
-	$(PY) manage.py compilemessages --ignore=.venv --ignore=.tools -v 0
+	msgfmt --check-format -o $@ $<
 
 # The site and one task worker (e-mails, waiting-list offers) together: Ctrl-C stops both, and the
 # worker is stopped too if the server exits on its own.
@@ -115,8 +120,11 @@ test: messages chromium nginx lighthouse/node_modules mcp-judges/node_modules $(
 # the outside judges, the fuzzers, the fault runs and the slow end-to-end runs; no Chromium or Node.js
 # needed. `make test` runs those too.
 FAST = not (browser or judges or fuzz or faults or slow)
+# Folders with no test of the quick loop are not even collected: importing them (Playwright,
+# schemathesis) cost each worker seconds. tests/test_kinds.py keeps them so.
+FAST_SKIPS = --ignore=tests/browser --ignore=tests/fuzz
 test-fast: messages nginx
-	$(call PYTEST,$(XDIST) -m "$(FAST)" $(PYTEST_ARGS))
+	$(call PYTEST,$(XDIST) -m "$(FAST)" $(FAST_SKIPS) $(PYTEST_ARGS))
 
 # Known vulnerabilities of the locked dependencies (PyPI's advisories, npm audit); see harness/audit.py.
 audit: install
@@ -213,6 +221,34 @@ lighthouse/node_modules mcp-judges/node_modules &: lighthouse/package.json light
 lighthouse: messages chromium lighthouse/node_modules
 	$(PY) -m pytest tests/browser/test_lighthouse.py tests/lighthouse $(PYTEST_ARGS)
 
+# django-webmcp (webmcp/), the package of this repository: its matrix against the built wheel in
+# isolated uv environments (nox; WEBMCP_NOX="-t ci" is Django 5.2 and 6.1, "" all of 5.2, 6.0, 6.1),
+# its docs site (strict: a broken link or reference fails), and the release check (sdist and wheel
+# built, their metadata through twine check, the wheel in fresh environments with Django 5.2 and 6.1).
+.PHONY: webmcp-test webmcp-docs webmcp-dist webmcp-release-check webmcp-ci
+WEBMCP_NOX ?= -t ci
+webmcp-test: install chromium
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nox -f webmcp/noxfile.py --envdir "$(CURDIR)/.nox" $(WEBMCP_NOX)
+
+webmcp-docs: install
+	site=$$(mktemp -d) && cd webmcp && NO_MKDOCS_2_WARNING=1 ../$(VENV)/bin/mkdocs build --strict --site-dir "$$site"; \
+	built=$$?; rm -rf "$$site"; exit $$built
+
+webmcp-dist: install
+	@rm -rf webmcp/dist
+	$(VENV)/bin/uv build --package django-webmcp --out-dir webmcp/dist
+	$(VENV)/bin/twine check --strict webmcp/dist/*
+
+webmcp-release-check: webmcp-dist
+	WEBMCP_DIST="$(CURDIR)/webmcp/dist" PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nox -f webmcp/noxfile.py --envdir "$(CURDIR)/.nox" -s wheel
+
+# What CI runs, in one pass: the release's sdist and wheel built and checked (twine), then the matrix on
+# Django 5.2 and 6.1 against that very wheel (fresh environments, the example's tests, the archives'
+# contents), then the docs.
+webmcp-ci: webmcp-dist chromium
+	WEBMCP_DIST="$(CURDIR)/webmcp/dist" PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nox -f webmcp/noxfile.py --envdir "$(CURDIR)/.nox" -t ci
+	$(MAKE) webmcp-docs
+
 # Style, then the layering (import contracts in pyproject.toml), then types (mypy + django-stubs).
 lint: install
 	$(VENV)/bin/ruff check .
@@ -225,4 +261,4 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .import_linter_cache db.sqlite3
+	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .import_linter_cache db.sqlite3 .test-db-templates

@@ -18,6 +18,7 @@ from django.utils.translation import ngettext
 from oauth2_provider.models import get_id_token_model
 
 from core.permission_names import PermissionNames
+from core.visitors import Mode
 
 from .models import AccessToken
 from .privacy import LastSuperuser, delete_account, is_last_superuser
@@ -127,7 +128,7 @@ class PersonAdmin(PermissionNames, UserAdmin):
     def _delete(self, request: HttpRequest, person: Any) -> bool:
         content_type = ContentType.objects.get_for_model(User, for_concrete_model=False)
         try:
-            result = delete_account(user=person)
+            result = delete_account(user=person, channel=Mode.ADMIN)
         except LastSuperuser as refusal:
             self.message_user(request, str(refusal), messages.ERROR)
             return False

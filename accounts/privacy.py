@@ -46,7 +46,7 @@ from oauth2_provider.models import (
 )
 
 from core.visitors import Mode, Visitor
-from events.actions import ACTIONS, Caller, perform
+from events.actions import ACTIONS, Caller, perform, recorded_write, system_caller
 from events.choices import ACTIVE_WAITLIST, HOLDING_SEAT, NotificationStatus
 from events.mail.outbox import QUEUED_MAIL_PATHS
 from events.models import (
@@ -342,7 +342,7 @@ def is_last_superuser(user: Any, *, lock: bool = False) -> bool:
 
 
 @transaction.atomic
-def delete_account(*, user: Any, language: str | None = None) -> AccountDeleted:
+def delete_account(*, user: Any, language: str | None = None, channel: Mode = Mode.UI) -> AccountDeleted:
     """Delete `user`'s account and the personal data kept with it, in one transaction, then (after the
     commit) send them a last e-mail that says so, in `language` (else the one of their latest e-mail).
 
@@ -358,6 +358,11 @@ def delete_account(*, user: Any, language: str | None = None) -> AccountDeleted:
     cleared; sign-in records under their username, their queued e-mails' task rows and the admin's
     entries about their rows are deleted (their name is taken out of entries about other rows); then
     the account. Refuses (`LastSuperuser`, nothing changed) for the last active superuser.
+
+    Every write has its Activity row, through `channel` (the person's page `ui`, or `admin` when a
+    superuser deletes the account): the leaving and cancelling are their rows', the rest is the
+    declared write `delete_account` (`events.actions.recorded_write`), whose row is cleared of the
+    person with the others.
 
     The confirmation is sent directly (`django.core.mail`) and not through the outbox: an outbox mail
     is a `Notification` row, which needs the account.
@@ -377,9 +382,9 @@ def delete_account(*, user: Any, language: str | None = None) -> AccountDeleted:
             or settings.LANGUAGE_CODE
         )
 
-    # Through their rows, as the person on this page (channel ui): each change has its Activity row
-    # (cleared of the person below, as their older rows are); a refusal too, as any refused call.
-    caller = Caller(visitor=visitor, channel=Mode.UI)
+    # Through their rows, for the person, by `channel`: each change has its Activity row (cleared of
+    # the person below, as their older rows are); a refusal too, as any refused call.
+    caller = Caller(visitor=visitor, channel=channel)
     left = 0
     for entry in WaitlistEntry.objects.filter(user=user, status__in=ACTIVE_WAITLIST).select_related("event"):
         # An event no longer published is refused: the entry goes with the account.
@@ -394,34 +399,36 @@ def delete_account(*, user: Any, language: str | None = None) -> AccountDeleted:
         performed = perform(ACTIONS["cancel_registration"], caller, data)
         cancelled += performed.error is None
 
-    for agent in list_connected_agents(user=user):
-        revoke_connected_agent(user=user, application_id=agent.application_id)
-    for model in (
-        get_refresh_token_model(),  # before the access tokens: each refresh token points at one
-        get_access_token_model(),
-        get_grant_model(),
-        get_id_token_model(),
-        get_device_grant_model(),
-    ):
-        model.objects.filter(user=user).delete()
-    get_application_model().objects.filter(user=user).update(user=None)
+    # The row of what goes with the account names nobody: its person is gone when it commits.
+    with recorded_write("delete_account", Caller(visitor=Visitor(), channel=channel)):
+        for agent in list_connected_agents(user=user):
+            revoke_connected_agent(user=user, application_id=agent.application_id)
+        for model in (
+            get_refresh_token_model(),  # before the access tokens: each refresh token points at one
+            get_access_token_model(),
+            get_grant_model(),
+            get_id_token_model(),
+            get_device_grant_model(),
+        ):
+            model.objects.filter(user=user).delete()
+        get_application_model().objects.filter(user=user).update(user=None)
 
-    _forget_in_admin_history(user)
-    AccessToken.objects.filter(user=user).delete()
-    AgentUse.objects.filter(user=user).delete()
-    SavedEvent.objects.filter(user=user).delete()
-    Notification.objects.filter(user=user).delete()
-    EventStaff.objects.filter(user=user).delete()
-    CheckIn.objects.filter(staff=user).update(staff=None)
-    CheckIn.objects.filter(undone_by=user).update(undone_by=None)
-    Activity.objects.filter(user=user).update(user=None, visitor_token="")
-    for model in (AccessAttempt, AccessLog, AccessFailureLog):
-        model.objects.filter(_sign_in_rows(user)).delete()
-    _delete_queued_mail(user_id)
-    VisitorState.objects.filter(visitor_key=visitor.key).delete()
-    # Its sessions end with it (accounts/sessions.py); by cascade: registrations (with their own
-    # check-ins), waiting-list entries, …
-    user.delete()
+        _forget_in_admin_history(user)
+        AccessToken.objects.filter(user=user).delete()
+        AgentUse.objects.filter(user=user).delete()
+        SavedEvent.objects.filter(user=user).delete()
+        Notification.objects.filter(user=user).delete()
+        EventStaff.objects.filter(user=user).delete()
+        CheckIn.objects.filter(staff=user).update(staff=None)
+        CheckIn.objects.filter(undone_by=user).update(undone_by=None)
+        Activity.objects.filter(user=user).update(user=None, visitor_token="")
+        for model in (AccessAttempt, AccessLog, AccessFailureLog):
+            model.objects.filter(_sign_in_rows(user)).delete()
+        _delete_queued_mail(user_id)
+        VisitorState.objects.filter(visitor_key=visitor.key).delete()
+        # Its sessions end with it (accounts/sessions.py); by cascade: registrations (with their own
+        # check-ins), waiting-list entries, …
+        user.delete()
 
     if email:
         transaction.on_commit(lambda: _send_goodbye(email=email, username=username, language=language))
@@ -550,44 +557,51 @@ def clear_expired_personal_data(*, now: datetime | None = None) -> Cleared:
     def before(setting: str) -> datetime:
         return now - timedelta(days=getattr(settings, setting))
 
-    attempts_before = before("RETENTION_SIGN_IN_ATTEMPTS_DAYS")
-    records = sum(
-        model.objects.filter(attempt_time__lt=attempts_before).delete()[0]
-        for model in (AccessAttempt, AccessLog, AccessFailureLog)
-    )
-    tokens = (
-        Activity.objects.filter(created_at__lt=before("RETENTION_VISITOR_TOKENS_DAYS"))
-        .exclude(visitor_token="")
-        .update(visitor_token="")
-    )
-    mail_before = before("RETENTION_NOTIFICATIONS_DAYS")
-    notifications = (
-        Notification.objects.filter(status=NotificationStatus.SENT, sent_at__lt=mail_before)
-        .exclude(email="", last_error="")
-        .update(email="", last_error="")
-    )
-    queued, _ = DBTaskResult.objects.filter(
-        task_path__in=QUEUED_MAIL_PATHS,
-        status__in=[TaskResultStatus.SUCCESSFUL, TaskResultStatus.FAILED],
-        finished_at__lt=mail_before,
-    ).delete()
-    answers = (
-        Registration.objects.filter(event__ends_at__lt=before("RETENTION_ANSWERS_DAYS"))
-        .exclude(answers={})
-        .update(answers={})
-    )
-    payments_before = before("RETENTION_PAYMENTS_DAYS")
-    payer_details = (
-        Registration.objects.filter(event__ends_at__lt=payments_before)
-        .exclude(reported_last5="", reported_paid_on=None)
-        .update(reported_last5="", reported_paid_on=None)
-    )
-    old_rows = Q(event__ends_at__lt=payments_before) | Q(event__isnull=True, imported_at__lt=payments_before)
-    payer_details += (
-        BankStatementRow.objects.filter(old_rows)
-        .exclude(payer="", account_last5="")
-        .update(payer="", account_last5="")
-    )
+    # The site's own work: the declared write, its Activity row when it cleared anything.
+    with recorded_write(
+        "clear_expired_personal_data", system_caller("clear_expired_personal_data")
+    ) as record:
+        attempts_before = before("RETENTION_SIGN_IN_ATTEMPTS_DAYS")
+        records = sum(
+            model.objects.filter(attempt_time__lt=attempts_before).delete()[0]
+            for model in (AccessAttempt, AccessLog, AccessFailureLog)
+        )
+        tokens = (
+            Activity.objects.filter(created_at__lt=before("RETENTION_VISITOR_TOKENS_DAYS"))
+            .exclude(visitor_token="")
+            .update(visitor_token="")
+        )
+        mail_before = before("RETENTION_NOTIFICATIONS_DAYS")
+        notifications = (
+            Notification.objects.filter(status=NotificationStatus.SENT, sent_at__lt=mail_before)
+            .exclude(email="", last_error="")
+            .update(email="", last_error="")
+        )
+        queued, _ = DBTaskResult.objects.filter(
+            task_path__in=QUEUED_MAIL_PATHS,
+            status__in=[TaskResultStatus.SUCCESSFUL, TaskResultStatus.FAILED],
+            finished_at__lt=mail_before,
+        ).delete()
+        answers = (
+            Registration.objects.filter(event__ends_at__lt=before("RETENTION_ANSWERS_DAYS"))
+            .exclude(answers={})
+            .update(answers={})
+        )
+        payments_before = before("RETENTION_PAYMENTS_DAYS")
+        payer_details = (
+            Registration.objects.filter(event__ends_at__lt=payments_before)
+            .exclude(reported_last5="", reported_paid_on=None)
+            .update(reported_last5="", reported_paid_on=None)
+        )
+        old_rows = Q(event__ends_at__lt=payments_before) | Q(
+            event__isnull=True, imported_at__lt=payments_before
+        )
+        payer_details += (
+            BankStatementRow.objects.filter(old_rows)
+            .exclude(payer="", account_last5="")
+            .update(payer="", account_last5="")
+        )
+        record.changed = bool(records or tokens or notifications or queued or answers or payer_details)
     return Cleared(
         sign_in_records=records,
         visitor_tokens=tokens,

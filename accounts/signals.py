@@ -9,18 +9,21 @@ from __future__ import annotations
 from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 
-from core.visitors import SESSION_TOKEN_KEY
-from events.services import saves
+from core.visitors import SESSION_TOKEN_KEY, Mode, Visitor
+from events.actions import ACTIONS, Caller, perform
 
 
 @receiver(user_logged_in, dispatch_uid="accounts_merge_saved_events")
 def merge_saved_events(sender, request, user, **kwargs) -> None:
+    """The sign-in performs `merge_saved_events` for the person signing in (a page: channel `ui`), so
+    the saves their session made join their account with the row's Activity row."""
     session = getattr(request, "session", None)
     if session is None:
         return
     token = session.get(SESSION_TOKEN_KEY, "")
     if token:
-        saves.merge_saved_events(token=token, user=user)
+        caller = Caller(visitor=Visitor(user=user), channel=Mode.UI)
+        perform(ACTIONS["merge_saved_events"], caller, {"token": token})
         session.pop(SESSION_TOKEN_KEY, None)
 
 

@@ -20,11 +20,11 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
+from django_webmcp.http import is_same_site
 
 from core.visitors import Mode
 from events.choices import NotificationKind, NotificationStatus, RegistrationStatus, StaffRole, WaitlistStatus
 from events.mail.messages import reminders_on, unsubscribed_user_id
-from webmcp.http import is_same_site
 
 from . import privacy
 from .forms import AccessTokenForm, DeleteAccountForm, SignUpForm

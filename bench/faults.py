@@ -46,7 +46,9 @@ rows) and the database up, it checks and exits non-zero on any violation:
   and no other status came back but 2xx, 429 `RATE_LIMITED` and 409 (`EVENT_FULL`, …);
 - no request went unanswered or took longer than the timeout, except those dropped by a killed worker
   (a connection error while a kill happened), and each of those was answered when sent again; a
-  dropped registration ends with exactly one confirmed registration;
+  dropped registration ends with exactly one confirmed registration, with its Activity row; at least
+  one registration was cut off by a kill and sent again (the figure "registrations dropped, sent
+  again"), else the run proves nothing about a registration interrupted mid-write;
 - a 503 only while the database was down or within `--recovery-limit` seconds (5) after it came
   back, and the first 2xx within that limit too, without restarting gunicorn;
 - gunicorn's workers are the ones it started with (same PIDs, none booted since, no worker timeout),
@@ -76,6 +78,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -90,7 +93,24 @@ from harness.revision import checkout_revision
 from harness.server import free_port
 
 DB_NAME = f"{DB_PREFIX}_faults"
-FAULTS = ("outage", "restart", "idle-restart", "worker-kill")
+
+
+@dataclass(frozen=True)
+class WorkerFault:
+    """A fault of the site's own background work (the task worker, `manage.py db_worker`), beside
+    those of the database and of gunicorn: `run` during the traffic (e.g. SIGKILL the worker in the
+    middle of a sweep), `check` afterwards, on the database, its figures and its violations."""
+
+    run: Callable[[Traffic, Cluster, argparse.Namespace], None]
+    check: Callable[[Cluster], tuple[dict, list[str]]]
+
+
+#: The hook for the faults of the worker's sweeps, by the name `--faults` takes. The payment sweep's
+#: run is the first to come, with payments: a worker killed while it expires unpaid registrations,
+#: then every expired payment's seat given back exactly once, each with its Activity row (channel
+#: `system`: the sweeps perform their rows as the declared system actor, events.actions.system_caller).
+WORKER_FAULTS: dict[str, WorkerFault] = {}
+FAULTS = ("outage", "restart", "idle-restart", "worker-kill", *WORKER_FAULTS)
 TEMPORARY = {"ok": False, "code": "TEMPORARY_FAILURE", "reason": "EVENT_SERVICE_UNAVAILABLE"}
 # Refusals a write may get in this mix without anything being wrong (documented in the API's schema).
 EXPECTED_4XX = {429: {"RATE_LIMITED"}, 409: {"EVENT_FULL", "ALREADY_REGISTERED", "REGISTRATION_CLOSED"}}
@@ -516,14 +536,31 @@ class Killer:
                 if kill.replaced_by in serving:
                     kill.serving_at = now
 
-    def run(self, kills: int, every: float) -> KillPhase:
+    def registration_dropped(self, phase: KillPhase) -> bool:
+        """Whether a kill has cut off a registration in flight (its connection lost, so the client
+        sends it again): what the phase must show at least once."""
+        with self.traffic.lock:
+            answers = list(self.traffic.answers)
+        return any(
+            answer.kind == "register"
+            and answer.status == 0
+            and answer.failure in DROPPED
+            and any(answer.sent <= kill.sent and answer.done >= kill.at for kill in phase.kills)
+            for answer in answers
+        )
+
+    def run(self, kills: int, every: float, max_kills: int | None = None) -> KillPhase:
+        """`kills` kills, then more (up to `max_kills`) until one has cut off a registration in flight:
+        a worker holds one request at a time, the mix's writes are half registrations, so each kill
+        drops one with some chance, never with certainty."""
         self.serving()  # the workers serving already have served the traffic before: warm
         self.seen_serving = dict.fromkeys(self.seen_serving, -WARM_AFTER)
         phase = KillPhase(
             arbiter=self.arbiter, workers_before=memory.children(self.arbiter), started=self.traffic.now()
         )
         killed: set[int] = set()
-        for _ in range(kills):
+        most = max(kills, max_kills or kills)
+        while len(phase.kills) < kills or (len(phase.kills) < most and not self.registration_dropped(phase)):
             pid = self._until("two warm workers, one to kill", lambda: self._target(killed), phase)
             others = set(memory.children(self.arbiter)) - {pid}
             kill = Kill(pid=pid, at=self.traffic.now())
@@ -572,8 +609,13 @@ def drive(
     try:
         time.sleep(args.before)
         for name in args.faults:
+            if name in WORKER_FAULTS:  # the worker's sweeps: checked on the database afterwards
+                WORKER_FAULTS[name].run(traffic, cluster, args)
+                time.sleep(args.after)
+                continue
             if name == "worker-kill":  # not a fault of the database: the kills have a record of their own
-                phase = Killer(traffic, arbiter, cluster.port).run(args.kills, args.kill_every)
+                killer = Killer(traffic, arbiter, cluster.port)
+                phase = killer.run(args.kills, args.kill_every, args.max_kills)
                 time.sleep(args.after)
                 phase.ended = traffic.now()
                 continue
@@ -960,6 +1002,33 @@ def judge_kills(verdict: Verdict, violations: list[str]) -> dict:
         violations.append(
             "worker-kill: no kill dropped a request in flight: the run proves nothing about them"
         )
+    # The registrations a kill cut off in flight and the client sent again: each must end as exactly
+    # one confirmed registration with its Activity row, whether the killed worker had committed it.
+    cut_off = [chain for chain in dropped_chains if chain[0].kind == "register"]
+    sent_again = [chain for chain in cut_off if any(answer.attempt > 0 for answer in chain)]
+    registrations_ended = Counter(
+        "made by the retry"
+        if chain[-1].status == 201
+        else "already done"
+        if chain[-1].status == 200
+        else f"{chain[-1].status or 'no answer'} {chain[-1].reason}".strip()
+        for chain in sent_again
+    )
+    without_row = [
+        chain
+        for chain in sent_again
+        if answered_2xx(chain[-1])
+        and (ACTION_OF["register"], *verdict.pair(chain[-1])) not in verdict.facts.activity
+    ]
+    for chain in without_row[:10]:
+        violations.append(
+            f"DROPPED REGISTRATION WITHOUT ITS ACTIVITY ROW: {chain[-1].path} by user {chain[-1].user}"
+        )
+    if not sent_again:
+        violations.append(
+            "worker-kill: no registration was cut off by a kill and sent again: the run proves nothing "
+            "about a registration interrupted mid-write (raise --max-kills)"
+        )
     if not any(answered_2xx(answer) and answer.sent > last for answer in verdict.answers):
         violations.append("worker-kill: no 2xx after the last kill")
     serving = [kill.serving_at - kill.sent for kill in phase.kills if kill.serving_at is not None]
@@ -981,6 +1050,10 @@ def judge_kills(verdict: Verdict, violations: list[str]) -> dict:
         "retried": len(retries),
         "dropped_writes_ended": dict(sorted(ended.items())),
         "dropped_registrations_not_one": len(not_one),
+        "registrations_dropped": len(cut_off),
+        "registrations_sent_again": len(sent_again),
+        "registrations_sent_again_ended": dict(sorted(registrations_ended.items())),
+        "registrations_sent_again_without_activity": len(without_row),
         "lost": len(checked["lost"]),
         "acknowledged_registrations": checked["acknowledged_registrations"],
         "without_outbox": len(checked["without_outbox"]),
@@ -1103,8 +1176,19 @@ def kills_table(kills: dict, workers: dict) -> str:
             ", ".join(f"{k}×{v}" for k, v in ended.items()) or "–",
         ),
         (
+            "registrations dropped, sent again",
+            f"{kills['registrations_dropped']}, {kills['registrations_sent_again']}",
+            "at least one, else the run proves nothing; ended: "
+            + (", ".join(f"{k}×{v}" for k, v in kills["registrations_sent_again_ended"].items()) or "–"),
+        ),
+        (
             "dropped registrations not ending with one",
             str(kills["dropped_registrations_not_one"]),
+            "must be 0",
+        ),
+        (
+            "dropped registrations without their Activity row",
+            str(kills["registrations_sent_again_without_activity"]),
             "must be 0",
         ),
         ("acknowledged but missing (kills)", str(kills["lost"]), "must be 0"),
@@ -1199,6 +1283,10 @@ def measure(args: argparse.Namespace, state: dict) -> dict:
     )
     if problem:
         result["violations"].append(problem)
+    for name in (name for name in args.faults if name in WORKER_FAULTS):
+        figures, violations = WORKER_FAULTS[name].check(cluster)
+        result.setdefault("worker_faults", {})[name] = figures
+        result["violations"].extend(violations)
     return result
 
 
@@ -1273,6 +1361,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--timeout", type=float, default=10, help="each request's timeout (s)")
     parser.add_argument("--recovery-limit", type=float, default=5, help="503s allowed this long after (s)")
     parser.add_argument("--kills", type=int, default=4, help="workers `worker-kill` kills (default 4)")
+    parser.add_argument(
+        "--max-kills",
+        type=int,
+        default=12,
+        help="more kills, up to this many, until one has cut off a registration in flight (default 12)",
+    )
     parser.add_argument(
         "--kill-every", type=float, default=0.5, help="pause after a killed worker's replacement appeared (s)"
     )

@@ -24,11 +24,10 @@ from django.utils import timezone
 
 from core.errors import DomainError
 from core.visitors import Visitor
-from events import actions
+from events import actions, tasks
 from events.choices import EventStatus, Level, Location, RegistrationStatus, WaitlistStatus
 from events.errors import EventFull
 from events.models import Event, Registration, WaitlistEntry
-from events.services import waitlist
 from events.services.ledger import recount_seats
 
 THREADS_PER_ROLE = 8
@@ -121,9 +120,7 @@ def run(
     def expire():
         for round_ in range(1, expiry_rounds + 1):
             time.sleep(0.1)
-            waitlist.process_waitlists(
-                event_pks=[event.pk], now=timezone.now() + timedelta(hours=25 * round_)
-            )
+            tasks.offer_due_seats(event_pks=[event.pk], now=timezone.now() + timedelta(hours=25 * round_))
 
     def monitor():
         with connection.cursor() as cursor:

@@ -10,11 +10,11 @@ from django.db import DatabaseError, connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
+from django_webmcp.registry import catalogue_fingerprint
 
 from core.envelope import error_envelope
 from core.errors import TemporaryFailure, answer_for
 from core.revision import revision
-from webmcp.registry import catalogue_fingerprint
 
 
 def database_ok() -> bool:

@@ -15,10 +15,9 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import translation
 from django.views.decorators.http import require_GET
-
-from webmcp.mcp import mcp_tools
-from webmcp.registry import registry
-from webmcp.routing import url_template
+from django_webmcp.mcp import mcp_tools
+from django_webmcp.registry import registry
+from django_webmcp.routing import url_template
 
 INTRO = """\
 # {site_name}
@@ -114,7 +113,7 @@ def _tool_sections(request: HttpRequest) -> list[str]:
 
 
 def _mcp_section(request: HttpRequest) -> list[str]:
-    """The same tools for headless agents, described from MCP's `tools/list` (webmcp.mcp)."""
+    """The same tools for headless agents, described from MCP's `tools/list` (django_webmcp.mcp)."""
     lines = [
         "## MCP",
         "",

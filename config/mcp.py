@@ -1,6 +1,6 @@
 """`/mcp`: the site's tools for agents (MCP, Streamable HTTP), an OAuth 2.1 protected resource.
 
-Wiring only: `webmcp.mcp` serves the protocol from the registry, `events.agent.mcp` runs the tools, and
+Wiring only: `django_webmcp.mcp` serves the protocol from the registry, `events.agent.mcp` runs the tools, and
 `accounts.credentials` says who a bearer token belongs to (a connected agent's OAuth token, bound to
 this resource, or a personal access token). An invalid token is answered here, before the protocol:
 HTTP 401 with the envelope and a Bearer challenge that names the resource's metadata
@@ -15,6 +15,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
+from django_webmcp.mcp import McpAnswer, McpCall, mcp_view
 
 from accounts.authentication import bearer
 from accounts.credentials import Credential, authenticate_bearer
@@ -25,7 +26,6 @@ from core.errors import InvalidToken, RateLimited, answer_for
 from core.visitors import Visitor
 from events import selectors
 from events.agent import mcp as events_mcp
-from webmcp.mcp import McpAnswer, McpCall, mcp_view
 
 
 def _credential(request: HttpRequest) -> Credential | None:

@@ -63,7 +63,7 @@ INSTALLED_APPS = [
     "config.apps.TasksConfig",  # django_tasks_db
     "core",  # its one table: the REST writes' idempotency keys
     "ops",  # its management commands: backup, restore (ops/backups.py)
-    "webmcp",
+    "django_webmcp",
     "events",
     "config.apps.OAuthConfig",  # oauth2_provider; before accounts, whose admin takes its ID tokens out
     "accounts",
@@ -417,6 +417,7 @@ ERROR_CLASSES = {
 }
 # The name the MCP server (/mcp) gives itself (serverInfo), which agents show; webmcp/ names no site.
 WEBMCP_SERVER_NAME = "agentready-events"
+WEBMCP_SERVER_VERSION = APP_VERSION
 # The envelope reasons the WebMCP runtime produces on its own, in this project's vocabulary.
 WEBMCP_REASONS = {"unavailable": "EVENT_SERVICE_UNAVAILABLE", "routeMismatch": "CURRENT_EVENT_MISMATCH"}
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.utils.module_loading import import_string
+from django_webmcp.oauth import bearer_challenge
 
 from .errors import AuthRequired, DomainError, InsufficientScope, InvalidToken
 from .visitors import Visitor, visitor_from_request
@@ -43,18 +44,18 @@ def error_headers(error: DomainError, *, resource_metadata: str = "") -> dict[st
     wait = error.extra.get("retryAfter")
     if wait is not None:
         headers["Retry-After"] = str(wait)
-    params = [f'resource_metadata="{resource_metadata}"'] if resource_metadata else []
-    params.append(f'realm="{settings.SITE_NAME}"')
     scope = error.extra.get("scope", "")
     if isinstance(error, InvalidToken):
-        params.append('error="invalid_token"')
+        kind, scope = "invalid_token", ""
     elif isinstance(error, InsufficientScope):
-        params += ['error="insufficient_scope"', f'scope="{scope}"']
+        kind = "insufficient_scope"
     elif isinstance(error, AuthRequired):
-        params += [f'scope="{scope}"'] if scope else []
+        kind = ""
     else:
         return headers
-    headers["WWW-Authenticate"] = "Bearer " + ", ".join(params)
+    headers["WWW-Authenticate"] = bearer_challenge(
+        resource_metadata=resource_metadata, realm=settings.SITE_NAME, error=kind, scope=scope
+    )
     return headers
 
 

@@ -9,8 +9,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, HttpResponseServerError, JsonResponse
 from django.template import loader
 from django.views import csrf, defaults
-
-from webmcp.responses import tool_call
+from django_webmcp.responses import tool_call
 
 from . import errors
 from .envelope import current_state_version, error_envelope

@@ -20,13 +20,15 @@ from django.utils.translation import gettext_lazy as _
 
 class Mode(models.TextChoices):
     """Who made a request: a person on a page, an agent through a tool (in the browser, or headless over
-    MCP), a program on the API, or an organiser in the admin. The channel a call entered by."""
+    MCP), a program on the API, an organiser in the admin, or the site itself (its worker's sweeps, a
+    sign-in's merge of saves: the declared system actor's work). The channel a call entered by."""
 
     UI = "ui", _("Person on a page")
     AGENT = "agent", _("Agent tool")
     API = "api", _("API client")
     ADMIN = "admin", _("Organiser in the admin")
     MCP = "mcp", _("Agent over MCP")
+    SYSTEM = "system", _("The site itself")
 
 
 SESSION_TOKEN_KEY = "visitor_token"
@@ -92,12 +94,14 @@ def with_token(request: Any) -> Visitor:
     return visitor
 
 
-#: The declared system actor: what the site's operator does from the shell (`manage.py add_event_staff`).
+#: The declared system actor: what the site's operator does from the shell (`manage.py add_event_staff`,
+#: channel `admin`) and what the site does on its own (the worker's sweeps, channel `system`).
 SYSTEM = Visitor(system=True)
 
 
-#: Mode.values, which Django builds anew at each read.
-MODES = frozenset(Mode.values)
+#: The channels a request may claim (`X-Client-Mode`): Mode.values, which Django builds anew at each
+#: read, but `system`, which no request is.
+MODES = frozenset(Mode.values) - {Mode.SYSTEM.value}
 
 
 def claimed_mode(request: HttpRequest | Any) -> str:

@@ -16,7 +16,8 @@ neither a request nor a mode.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,7 @@ from core.envelope import error_envelope, error_headers
 from core.errors import DomainError, InsufficientScope, TemporaryFailure
 from core.inputs import validated_input
 from core.throttling import check_write_rate
-from core.visitors import Mode, Visitor
+from core.visitors import SYSTEM, Mode, Visitor
 from events.contract import (
     AnswersInput,
     AnswersOutput,
@@ -62,6 +63,9 @@ from events.contract import (
     ResendTicketOutput,
     SaveOutput,
     SearchOutput,
+    SessionSavesInput,
+    StaffAnswersInput,
+    StaffAnswersOutput,
     StaffInput,
     StaffRemovalInput,
     UndoCheckInOutput,
@@ -74,8 +78,26 @@ from .choices import PaymentMethod
 from .errors import EventsTokenRequired
 from .models import PUBLIC_ID_PATTERN
 from .questions import form_of
-from .scopes import CHECKIN_WRITE, PAYMENTS_WRITE, READ, REGISTRATIONS_WRITE, SAVED_WRITE
-from .services import approval, calendar, door, organiser, payments, registrations, saves, staff, waitlist
+from .scopes import (
+    CHECKIN_WRITE,
+    PAYMENTS_WRITE,
+    READ,
+    REGISTRATIONS_MANAGE,
+    REGISTRATIONS_WRITE,
+    SAVED_WRITE,
+)
+from .services import (
+    approval,
+    calendar,
+    door,
+    organiser,
+    payments,
+    registrations,
+    reminders,
+    saves,
+    staff,
+    waitlist,
+)
 from .services.answers import validate_answers
 
 if TYPE_CHECKING:
@@ -558,6 +580,34 @@ ACTIONS = _rows(
     Action("remove_event_staff", staff.remove_event_staff, StaffRemovalInput, None, None),
     # A person's own calendar address (the button on My events); no token may.
     Action("reset_calendar_feed", calendar.reset_calendar_feed, NoInput, None, None),
+    # The event's managers on its registrations, in the admin and the API (a session, or a token with
+    # `registrations:manage`): approval (an event that requires it), and their own questions' answers.
+    Action(
+        "approve_registration",
+        approval.approve_registration,
+        RegistrationRefInput,
+        DecisionOutput,
+        REGISTRATIONS_MANAGE,
+    ),
+    Action(
+        "decline_registration",
+        approval.decline_registration,
+        RegistrationRefInput,
+        DecisionOutput,
+        REGISTRATIONS_MANAGE,
+    ),
+    Action(
+        "update_staff_answers",
+        registrations.update_staff_answers,
+        StaffAnswersInput,
+        StaffAnswersOutput,
+        REGISTRATIONS_MANAGE,
+    ),
+    # The sign-in: the anonymous session's saves join the account (`accounts.signals`); no token may.
+    Action("merge_saved_events", saves.merge_saved_events, SessionSavesInput, None, None),
+    # The worker's own work, performed by the declared system actor (`system_caller`): reminders due.
+    # (Its waiting-list sweeps perform `offer_free_seats`.)
+    Action("send_reminders", reminders.send_reminders, EventRefInput, None, None),
     # Payments. The person reports their transfer on their own payment page (no token, no tool: the
     # account digits are theirs); an event's managers confirm payments (admin, API, and a tool for
     # their agent, which they confirm) and record refunds; the bank statement's rows and the sweep are
@@ -586,10 +636,61 @@ ACTIONS = _rows(
     Action("refund_payment", payments.refund_payment, RefundInput, PaymentDecisionOutput, None),
     Action("expire_payments", payments.expire_payments, NoInput, ExpiryOutput, None),
     Action("apply_bank_row", payments.apply_bank_row, BankRowInput, BankRowOutput, None),
-    # Approval (an event that requires it): its managers, in the admin and the API (signed in).
-    Action("approve_registration", approval.approve_registration, RegistrationRefInput, DecisionOutput, None),
-    Action("decline_registration", approval.decline_registration, RegistrationRefInput, DecisionOutput, None),
 )
+
+
+# ── The declared system actor, and the writes of other apps' use cases ─────────────────────────
+
+
+def system_caller(client: str) -> Caller:
+    """The site acting on its own (the worker's tasks): the declared system actor `core.visitors.SYSTEM`
+    through the channel `system`, the task named as the row's `client`. The rows that allow it say so
+    (`offer_free_seats`, `send_reminders`)."""
+    return Caller(visitor=SYSTEM, channel=Mode.SYSTEM, client=client)
+
+
+#: The writes of the domain's rows that are not a row of the table above, each under `recorded_write`
+#: with its own Activity row: another app's use case (events knows nothing of accounts), and the
+#: admin's question forms (Django's formsets save an event's questions and their options).
+DECLARED_WRITES = {
+    "delete_account": "accounts.privacy.delete_account: the person's own rows go with their account",
+    "clear_expired_personal_data": "accounts.privacy: the retention sweep empties answers and addresses",
+    "edit_questions": "events.admin: an event's questions and options (policies.question_change_refusal)",
+}
+
+
+@dataclass
+class Recorded:
+    """What a `recorded_write` block says about its write: the Activity row's outcome and event;
+    `changed=False`: it wrote nothing, so no row (a sweep that found nothing to do)."""
+
+    outcome: str = "OK"
+    event: int | None = None
+    changed: bool = True
+
+
+@contextmanager
+def recorded_write(name: str, caller: Caller) -> Iterator[Recorded]:
+    """A declared write path (`DECLARED_WRITES`): the block's writes and its one Activity row commit in
+    one transaction, as `perform`'s do; a block that raises leaves neither. For a write of the domain's
+    rows that is not an action row; tests/events/test_writes_through_rows.py finds every other write."""
+    if name not in DECLARED_WRITES or name in ACTIONS:
+        raise ValueError(f"{name} is not a declared write")
+    record = Recorded()
+    with transaction.atomic():
+        yield record
+        if record.changed:
+            activity.record_write(
+                action=name,
+                mode=caller.channel,
+                outcome=record.outcome,
+                visitor=caller.visitor,
+                event=record.event,
+                client=caller.client,
+                claimed_mode=caller.claimed,
+            )
+    if record.changed:
+        activity.written()
 
 
 def call(name: str, *, visitor: Visitor, channel: Mode | str, **data: Any) -> Any:

@@ -22,6 +22,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Sum
 from django.forms.models import BaseInlineFormSet
 from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import formats, timezone, translation
@@ -35,7 +36,7 @@ from core import csvsafe
 from core.visitors import Mode
 
 from . import policies
-from .actions import ACTIONS, Caller, Performed, perform
+from .actions import ACTIONS, Caller, Performed, perform, recorded_write
 from .bank_statements import read_statement
 from .choices import (
     HOLDING_SEAT,
@@ -47,6 +48,7 @@ from .choices import (
     RegistrationStatus,
 )
 from .contract import bank_row_data, mask_digits
+from .forms import answer_fields, answers_from_post
 from .models import (
     MAX_OPTIONS,
     MAX_QUESTIONS,
@@ -296,14 +298,8 @@ class QuestionFormSet(BaseInlineFormSet):
         if len(kept) > MAX_QUESTIONS:
             raise ValidationError(_("An event asks at most %(count)d questions.") % {"count": MAX_QUESTIONS})
         for form in self.deleted_forms:
-            if form.instance.pk is not None and form.instance.has_answers():
-                raise ValidationError(
-                    _(
-                        "People have answered “%(question)s”: it cannot be deleted (their answers would lose "
-                        "their question)."
-                    )
-                    % {"question": form.instance.identifier}
-                )
+            if refusal := form.instance.change_refusal(deleted=True):  # policies.question_change_refusal
+                raise ValidationError(refusal)
 
 
 class QuestionInline(admin.TabularInline):
@@ -347,11 +343,8 @@ class OptionFormSet(BaseInlineFormSet):
             raise ValidationError(_("A question offers at most %(count)d options.") % {"count": MAX_OPTIONS})
         chosen = self.instance.answered_values() if self.instance.pk is not None else set()
         for form in self.deleted_forms:
-            if form.instance.pk is not None and form.instance.identifier in chosen:
-                raise ValidationError(
-                    _("Someone chose “%(option)s”: it cannot be deleted, only hidden (tick “hidden”).")
-                    % {"option": form.instance.identifier}
-                )
+            if refusal := form.instance.deletion_refusal(chosen):  # policies.option_deletion_refusal
+                raise ValidationError(refusal)
 
 
 class OptionInline(admin.TabularInline):
@@ -370,6 +363,7 @@ class QuestionAdmin(EventScopedAdmin):
     list_display = ["identifier", "event", "kind", "required", "staff_only", "show_at_door"]
     list_filter = [("event", admin.RelatedOnlyFieldListFilter), "kind"]
     list_select_related = ["event"]
+    actions = None  # no bulk delete: one question at a time, each asked whether it was answered
     inlines = [OptionInline]
     fieldsets = [
         (None, {"fields": ["event", "position", "identifier", "kind", "required"]}),
@@ -386,6 +380,28 @@ class QuestionAdmin(EventScopedAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Question | None = None) -> list[str]:
         return ["event"] if obj is not None else []
+
+    def has_delete_permission(self, request: HttpRequest, obj: Question | None = None) -> bool:
+        """An answered question stays (`policies.question_change_refusal`); the event's page says why."""
+        if obj is not None and obj.change_refusal(deleted=True):
+            return False
+        return super().has_delete_permission(request, obj)
+
+    # Each save is the declared write `edit_questions`, with its Activity row (channel admin).
+    def save_model(self, request: HttpRequest, obj: Question, form, change: bool) -> None:
+        with recorded_write("edit_questions", _caller(request)) as record:
+            record.event = obj.event_id
+            super().save_model(request, obj, form, change)
+
+    def save_formset(self, request: HttpRequest, form, formset, change: bool) -> None:
+        with recorded_write("edit_questions", _caller(request)) as record:
+            record.event, record.changed = form.instance.event_id, formset.has_changed()
+            super().save_formset(request, form, formset, change)
+
+    def delete_model(self, request: HttpRequest, obj: Question) -> None:
+        with recorded_write("edit_questions", _caller(request)) as record:
+            record.event = obj.event_id
+            super().delete_model(request, obj)
 
 
 class TicketTypeInline(admin.TabularInline):
@@ -527,9 +543,14 @@ class EventAdmin(EventScopedAdmin):
     def save_formset(self, request: HttpRequest, form, formset, change: bool) -> None:
         """The team's rows are changed by their actions, each with its Activity row: a person taken
         off (or replaced in a row) by `remove_event_staff`, a person added or given a new role by
-        `add_event_staff`, which also give or take the admin's access. The other inlines are read-only."""
+        `add_event_staff`, which also give or take the admin's access. The questions are the declared
+        write `edit_questions` (their rules: `policies.question_change_refusal`), with its Activity row;
+        the other inlines are read-only (nothing to save, no row)."""
         if formset.model is not EventStaff:
-            super().save_formset(request, form, formset, change)
+            with recorded_write("edit_questions", _caller(request)) as record:
+                record.event = form.instance.pk
+                record.changed = formset.model is Question and formset.has_changed()
+                super().save_formset(request, form, formset, change)
             return
         formset.save(commit=False)  # sorts the rows into new, changed and deleted; saves nothing
         event_id = form.instance.public_id
@@ -732,10 +753,13 @@ def _question_columns(registrations: list[Registration]) -> list[str]:
     return list(columns)
 
 
-def _perform(request: HttpRequest, name: str, data: dict[str, object]) -> Performed:
+def _caller(request: HttpRequest) -> Caller:
     # The admin site lets in only signed-in staff.
-    caller = Caller(visitor=request.visitor, channel=Mode.ADMIN)  # type: ignore[attr-defined]
-    return perform(ACTIONS[name], caller, data)
+    return Caller(visitor=request.visitor, channel=Mode.ADMIN)  # type: ignore[attr-defined]
+
+
+def _perform(request: HttpRequest, name: str, data: dict[str, object]) -> Performed:
+    return perform(ACTIONS[name], _caller(request), data)
 
 
 def _tell_done(
@@ -864,6 +888,7 @@ class RegistrationAdmin(CheckInColumns, EventScopedAdmin, ReadOnlyAdmin):
         "event",
         "status",
         "answers_given",
+        "organisers_answers",
         "ticket_type",
         "amount",
         "payment_method",
@@ -909,6 +934,53 @@ class RegistrationAdmin(CheckInColumns, EventScopedAdmin, ReadOnlyAdmin):
         """Every answer, the organisers' own included, each under the question it answered."""
         shown = shown_answers(registration, translation.get_language(), staff=True)
         return format_html_join(mark_safe("<br>"), "{}: {}", ((a.label, a.value) for a in shown)) or "—"
+
+    @admin.display(description=_("organisers' answers"))
+    def organisers_answers(self, registration: Registration) -> str:
+        """Where the event's managers fill in their own questions (none: nothing to fill)."""
+        if not any(q.staff_only for q in form_of(registration.event.question_form)):
+            return "—"
+        url = reverse("admin:events_registration_staff_answers", args=[registration.pk])
+        return format_html('<a href="{}">{}</a>', url, _("Fill in the organisers' questions"))
+
+    def get_urls(self):
+        staff_answers = self.admin_site.admin_view(self.staff_answers_view)
+        return [
+            path("<path:object_id>/staff-answers/", staff_answers, name="events_registration_staff_answers"),
+            *super().get_urls(),
+        ]
+
+    def staff_answers_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """The organisers-only questions of one registration's event, filled in by its managers through
+        `update_staff_answers` (its Activity row, channel admin); the person never sees them."""
+        registration = self.get_object(request, object_id)
+        if registration is None or not self.has_view_permission(request, registration):
+            raise Http404()
+        questions = tuple(q for q in form_of(registration.event.question_form) if q.staff_only)
+        values = {key: answer.get("value") for key, answer in (registration.answers or {}).items()}
+        errors = None
+        if request.method == "POST":
+            answers = answers_from_post(questions, request.POST)
+            data = {"registration_id": registration.pk, "answers": answers}
+            performed = _perform(request, "update_staff_answers", data)
+            if performed.error is None:
+                self.message_user(request, _("The organisers' answers are saved."), messages.SUCCESS)
+                return redirect(reverse("admin:events_registration_change", args=[registration.pk]))
+            errors = performed.error.extra.get("fields")
+            if not errors:
+                messages.error(request, f"{performed.error.reason}: {performed.error.message}")
+            values = {**values, **answers}
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Organisers' answers"),
+            "subtitle": str(registration),
+            "opts": self.model._meta,
+            "original": registration,
+            "answer_fields": answer_fields(
+                questions, values, errors=errors, language=translation.get_language()
+            ),
+        }
+        return TemplateResponse(request, "admin/events/registration/staff_answers.html", context)
 
     @admin.display(description=_("amount"), ordering="amount")
     def money(self, registration: Registration) -> str:

@@ -86,8 +86,8 @@ class AnswersInput(EventRefInput):
         required=False,
         validators=[_few_answers],
         help_text=(
-            "The person's answers to the event's registration questions, keyed by question identifier "
-            "(get_event_details lists the questions). Never invent an answer: ask the person."
+            "Leave out unless get_event_details lists questions (most events ask none). Then the person's "
+            "answers keyed by those question identifiers only. Never invent an answer: ask the person."
         ),
     )
 
@@ -203,6 +203,19 @@ class RegistrationRefInput(serializers.Serializer):
     registration_id = serializers.IntegerField(min_value=1)
 
 
+class StaffAnswersBodyInput(serializers.Serializer):
+    """The organisers' own answers (the event's organisers-only questions), as a request body."""
+
+    answers = serializers.DictField(
+        validators=[_few_answers],
+        help_text="Answers to the event's organisers-only questions, keyed by question identifier.",
+    )
+
+
+class StaffAnswersInput(RegistrationRefInput, StaffAnswersBodyInput):
+    """The organisers' own answers to one registration (`update_staff_answers`)."""
+
+
 class StaffInput(EventRefInput):
     """A person for an event's team, by username, and their role (the admin's team, the command)."""
 
@@ -229,6 +242,13 @@ class EventEditInput(serializers.Serializer):
 
     event_pk = serializers.IntegerField(min_value=1, required=False)
     changes = serializers.DictField()
+
+
+class SessionSavesInput(serializers.Serializer):
+    """The anonymous session's token whose saves join the account signed in to (the sign-in itself,
+    never a tool's input: the token is a credential and reaches no result or row)."""
+
+    token = serializers.CharField(max_length=64)
 
 
 class NoInput(serializers.Serializer):
@@ -869,6 +889,15 @@ class AnswersOutput(_Written):
     were already these."""
 
     registration = RegistrationSerializer(read_only=True)
+    changed = serializers.BooleanField(read_only=True)
+
+
+class StaffAnswersOutput(_Written):
+    """`update_staff_answers`: the registration's answers now, the organisers' own included (the
+    manager's view; the person's own results never carry those); `changed` false when already these."""
+
+    registrationId = serializers.IntegerField(source="registration.pk", read_only=True)
+    answers = serializers.DictField(source="registration.answers", read_only=True)
     changed = serializers.BooleanField(read_only=True)
 
 

@@ -38,7 +38,13 @@ from .choices import (
     StaffRole,
     WaitlistStatus,
 )
-from .policies import EventFacts, VisitorFacts, may_register
+from .policies import (
+    EventFacts,
+    VisitorFacts,
+    may_register,
+    option_deletion_refusal,
+    question_change_refusal,
+)
 
 MAX_OFFER_HOURS = 7 * 24
 PUBLIC_ID_PATTERN = r"^evt-[a-z0-9]+(?:-[a-z0-9]+)*$"
@@ -628,12 +634,8 @@ class Question(models.Model):
                 errors["show_if"] = problem
         elif self.show_if_values:
             errors["show_if_values"] = _("Values are only for a question shown on a condition.")
-        if not self._state.adding and self.has_answers():
-            before = Question.objects.filter(pk=self.pk).values_list("kind", flat=True).first()
-            if before is not None and before != self.kind:
-                errors["kind"] = _(
-                    "People have answered this question, so its kind cannot change: add a new question."
-                )
+        if not self._state.adding and (refusal := self.change_refusal()):
+            errors["kind"] = refusal
         if errors:
             raise ValidationError(errors)
 
@@ -659,6 +661,20 @@ class Question(models.Model):
         elif not all(isinstance(value, bool) for value in values):
             return _("For a yes-or-no or consent question the values are true or false.")
         return None
+
+    def change_refusal(self, *, deleted: bool = False) -> Any:
+        """Why this change (its kind, as it is now set) or its deletion is refused, or None: the facts
+        for `policies.question_change_refusal`, the one rule."""
+        if self._state.adding:
+            return None
+        before = Question.objects.filter(pk=self.pk).values_list("kind", flat=True).first()
+        kind_changed = before is not None and before != self.kind
+        if not (deleted or kind_changed):
+            return None
+        refusal = question_change_refusal(
+            answered=self.has_answers(), kind_changed=kind_changed, deleted=deleted
+        )
+        return refusal % {"question": self.identifier} if refusal is not None and deleted else refusal
 
     def has_answers(self) -> bool:
         """Whether anyone has answered it (any registration, whatever its status)."""
@@ -699,6 +715,16 @@ class QuestionOption(models.Model):
 
     def __str__(self) -> str:
         return f"{self.identifier} · {self.label_en}"
+
+    def deletion_refusal(self, chosen: set[str] | None = None) -> Any:
+        """Why deleting this option is refused, or None (`policies.option_deletion_refusal`); `chosen`:
+        its question's `answered_values()`, when the caller has read them for several options."""
+        if self._state.adding:
+            return None
+        if chosen is None:
+            chosen = self.question.answered_values()
+        refusal = option_deletion_refusal(chosen=self.identifier in chosen)
+        return refusal % {"option": self.identifier} if refusal is not None else None
 
 
 def question_form(event: Event) -> list[dict[str, Any]]:

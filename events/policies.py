@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 
 from core.errors import AuthRequired, DomainError
 
@@ -33,6 +34,8 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
     from .models import Event
 
 
@@ -305,3 +308,30 @@ def may_undo_check_in(
 def scan_time_in_future(scanned_at: datetime | None, *, now: datetime) -> bool:
     """A device clock ahead of the server's (beyond a minute of drift): flagged, never refused."""
     return scanned_at is not None and scanned_at - now > timedelta(minutes=1)
+
+
+# ── An event's registration questions, once people have answered ────────────────────────────────
+
+
+def question_change_refusal(*, answered: bool, kind_changed: bool, deleted: bool) -> StrOrPromise | None:
+    """Why a change to a question is refused, or None. Once anyone has answered it, its kind stays and
+    it stays (their answers keep their meaning; a new question asks something new). The one rule the
+    admin's question forms and the model's validation ask (`Question.change_refusal`)."""
+    if not answered:
+        return None
+    if deleted:
+        return _(
+            "People have answered “%(question)s”: it cannot be deleted (their answers would lose "
+            "their question)."
+        )
+    if kind_changed:
+        return _("People have answered this question, so its kind cannot change: add a new question.")
+    return None
+
+
+def option_deletion_refusal(*, chosen: bool) -> StrOrPromise | None:
+    """Why an option cannot be deleted, or None: once someone chose it, it is hidden instead (the
+    answers that chose it keep their meaning). Asked by `QuestionOption.deletion_refusal`."""
+    if chosen:
+        return _("Someone chose “%(option)s”: it cannot be deleted, only hidden (tick “hidden”).")
+    return None

@@ -17,12 +17,17 @@ from core.errors import InsufficientScope
 
 class Scope(models.TextChoices):
     """What a token may do. Every signed-in person holds the first three rights; `checkin:write` is only
-    as good as its person's part at the door (event staff), which the action checks as well."""
+    as good as its person's part at the door (event staff), and `registrations:manage` as their part in
+    running an event (its managers), which the actions check as well."""
 
     EVENTS_READ = "events:read", _("Read events and my lists")
     SAVED_WRITE = "saved:write", _("Save and unsave events")
     REGISTRATIONS_WRITE = "registrations:write", _("Register, cancel and use waiting lists")
     CHECKIN_WRITE = "checkin:write", _("Check people in at the door of events you staff")
+    REGISTRATIONS_MANAGE = (
+        "registrations:manage",
+        _("Approve, decline and annotate the registrations of events you manage"),
+    )
     PAYMENTS_WRITE = "payments:write", _("Confirm payments for events you manage")
 
 
@@ -30,6 +35,7 @@ READ = Scope.EVENTS_READ.value
 SAVED_WRITE = Scope.SAVED_WRITE.value
 REGISTRATIONS_WRITE = Scope.REGISTRATIONS_WRITE.value
 CHECKIN_WRITE = Scope.CHECKIN_WRITE.value
+REGISTRATIONS_MANAGE = Scope.REGISTRATIONS_MANAGE.value
 PAYMENTS_WRITE = Scope.PAYMENTS_WRITE.value
 
 #: The rights a visitor holds without an account, through their browser session alone: reading the

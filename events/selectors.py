@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -23,17 +23,26 @@ from django.db.models import (
     QuerySet,
     Subquery,
 )
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from core.errors import AuthRequired
 from core.statements import StatementCache
 from core.visitors import Visitor
 
-from .choices import ACTIVE_WAITLIST, HOLDING_SEAT, EventStatus, RegistrationStatus, WaitlistStatus
+from .choices import (
+    ACTIVE_WAITLIST,
+    HOLDING_SEAT,
+    EventStatus,
+    NotificationKind,
+    RegistrationStatus,
+    WaitlistStatus,
+)
 from .errors import EventNotFound, PaymentNotFound
 from .models import (
     Event,
     EventStaff,
+    Notification,
     Registration,
     RetiredEventId,
     SavedEvent,
@@ -41,7 +50,7 @@ from .models import (
     WaitlistEntry,
     count_rows,
 )
-from .policies import StaffFacts, VisitorFacts, offers_stop_before_start
+from .policies import EventFacts, StaffFacts, VisitorFacts, may_offer, offers_stop_before_start
 
 QUERY_MAX_LENGTH = 100
 DEFAULT_PAGE_SIZE = 10
@@ -547,6 +556,71 @@ def staff_facts(user, event: Event) -> StaffFacts:
         return StaffFacts()
     role = EventStaff.objects.filter(event=event, user=user).values_list("role", flat=True).first()
     return StaffFacts(superuser=bool(user.is_superuser), role=role)
+
+
+# ── The worker's reads: where a sweep has work ──────────────────────────────────────────────────
+
+
+def waitlists_with_work(*, now: datetime, event_pks: Iterable[int] | None = None) -> list[str]:
+    """The public ids of the events whose waiting list the sweep must serve now: an offer whose time
+    is up, or people waiting while a seat is free and seats still go to the list (`may_offer`). The
+    sweep performs `offer_free_seats` on each (as the declared system actor), so an event with nothing
+    to do costs no Activity row. Read without the locks; the row decides under its event's lock."""
+    offered = WaitlistEntry.objects.filter(event=OuterRef("pk"), status=WaitlistStatus.OFFERED)
+    waiting = WaitlistEntry.objects.filter(event=OuterRef("pk"), status=WaitlistStatus.WAITING)
+    active = WaitlistEntry.objects.filter(event=OuterRef("pk"), status__in=ACTIVE_WAITLIST)
+    events = Event.objects.filter(Exists(active))
+    if event_pks is not None:
+        events = events.filter(pk__in=list(event_pks))
+    rows = (
+        events.with_seats()
+        .annotate(offer_due=Exists(offered.filter(expires_at__lte=now)), anyone_waiting=Exists(waiting))
+        .order_by("pk")
+    )
+    due = []
+    for event in rows:
+        facts = EventFacts.of(event)  # its seats as `with_seats` counted them
+        free = facts.seats_left is None or facts.seats_left > 0
+        if event.offer_due or (event.anyone_waiting and free and may_offer(facts, now=now)):
+            due.append(event.public_id)
+    return due
+
+
+def due_reminders(*, now: datetime) -> QuerySet[Registration]:
+    """Every confirmed registration whose published event starts within REMINDER_HOURS (and has not
+    started), whose person has not turned reminders off, and that has no reminder for its activation
+    yet (a registration re-activated later has a new ticket, so it gets a reminder of its own). Each
+    carries `last_language`: the one of the latest mail a change of theirs caused (else None)."""
+    already = Notification.objects.filter(
+        kind=NotificationKind.REMINDER,
+        registration=OuterRef("pk"),
+        created_at__gte=Coalesce(OuterRef("ticket_issued_at"), OuterRef("created_at")),
+    )
+    last_language = (
+        Notification.objects.filter(user=OuterRef("user"))
+        .exclude(kind__in=[NotificationKind.REMINDER, NotificationKind.PAYMENT_REMINDER])
+        .order_by("-created_at", "-id")
+        .values("language")[:1]
+    )
+    return (
+        Registration.objects.filter(
+            status=RegistrationStatus.CONFIRMED,
+            event__status=EventStatus.PUBLISHED,
+            event__starts_at__gt=now,
+            event__starts_at__lte=now + timedelta(hours=settings.REMINDER_HOURS),
+        )
+        .exclude(user__preferences__reminders=False)  # accounts.Preferences: reminders turned off
+        .exclude(Exists(already))
+        .annotate(last_language=Subquery(last_language))
+        .select_related("user", "event")
+        .order_by("event__starts_at", "pk")
+    )
+
+
+def events_with_due_reminders(*, now: datetime) -> list[str]:
+    """The public ids of the events that have reminders due now (`due_reminders`), in starting order."""
+    ids = due_reminders(now=now).values_list("event__public_id", flat=True)
+    return list(dict.fromkeys(ids))
 
 
 def my_payment(*, visitor: Visitor, event_id: str) -> Registration:

@@ -1,8 +1,9 @@
 """The payment sweep: a declared system actor (`core.visitors.SYSTEM`) that the worker runs every
 PAYMENT_SWEEP_MINUTES (and `manage.py expire_payments` at once). It queues the payment reminders due,
 then performs the `expire_payments` row for the registrations not paid by their deadline: one
-Activity row per registration it expires, each with its event, channel `admin`, client "payment
-sweep". An interface like the management commands: it performs rows, never a service itself.
+Activity row per registration it expires, each with its event, channel `system`
+(`actions.system_caller`), client "payment sweep". An interface like the management commands: it
+performs rows, never a service itself.
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ from django.tasks import task
 from django.utils import timezone
 
 from core.tasks import keep_one_queued
-from core.visitors import SYSTEM, Mode
 
-from .actions import ACTIONS, Caller, Performed, perform
+from .actions import ACTIONS, Performed, perform, system_caller
 from .choices import AWAITING_TRANSFER, RegistrationStatus
 from .models import Registration
 from .tasks import queue_payment_reminders
@@ -36,7 +36,7 @@ def sweep(*, client: str = CLIENT) -> Performed | None:
     )
     if not overdue.exists():
         return None
-    return perform(ACTIONS["expire_payments"], Caller(visitor=SYSTEM, channel=Mode.ADMIN, client=client), {})
+    return perform(ACTIONS["expire_payments"], system_caller(client), {})
 
 
 @task()

@@ -1,44 +1,65 @@
 """Background work on Django's task framework (`django.tasks`, the django-tasks-db backend).
 
 Tasks are enqueued inside the transaction of the change that needs them (the backend stores them in the
-same database), and a worker runs them: `python manage.py db_worker`. The bodies import the use cases
-when they run, because the use cases enqueue these tasks.
+same database), and a worker runs them: `python manage.py db_worker`. A task that changes the domain's
+rows is the site acting on its own: it performs an action row as the declared system actor
+(`events.actions.system_caller`, channel `system`, the task named as the row's client), so each of its
+writes has its Activity row like any other. The bodies import the actions when they run, because the
+use cases enqueue these tasks (a declared ignore of the layers contract, pyproject.toml).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db.models import Exists, OuterRef, Subquery
-from django.db.models.functions import Coalesce
 from django.tasks import task
 from django.utils import timezone, translation
 
 from core.tasks import keep_one_queued
 
-from .choices import EventStatus, NotificationKind, PaymentStatus, RegistrationStatus
+from .choices import NotificationKind, PaymentStatus, RegistrationStatus
 from .mail import outbox
 from .models import Notification, Registration
+from .selectors import events_with_due_reminders, waitlists_with_work
 
 
 @task()
 def process_waitlist(event_pk: int) -> int:
     """End the event's due offers and offer the freed seats (enqueued to run when an offer expires)."""
-    from .services.waitlist import process_waitlists  # noqa: PLC0415 (circular: tasks ↔ services)
-
-    return process_waitlists(event_pks=[event_pk])
+    return offer_due_seats(event_pks=[event_pk], client="process_waitlist")
 
 
 @task()
 def sweep_waitlists() -> int:
-    """Every WAITLIST_SWEEP_MINUTES: the same for every event with a due offer, so nothing depends
-    on a page visit or on one expiry task; then schedule the next sweep."""
-    from .services.waitlist import process_waitlists  # noqa: PLC0415 (circular: tasks ↔ services)
-
-    done = process_waitlists()
+    """Every WAITLIST_SWEEP_MINUTES: the same for every event with a due offer or a free seat for the
+    people waiting, so nothing depends on a page visit or on one expiry task; then schedule the next
+    sweep."""
+    done = offer_due_seats(client="sweep_waitlists")
     schedule_sweep(after=timedelta(minutes=settings.WAITLIST_SWEEP_MINUTES))
     return done
+
+
+def offer_due_seats(
+    *, now: datetime | None = None, event_pks: Iterable[int] | None = None, client: str = "sweep_waitlists"
+) -> int:
+    """The worker's waiting-list work: `offer_free_seats` performed as the declared system actor on each
+    event that has some now (`selectors.waitlists_with_work`: an offer whose time is up, or a free
+    seat and people waiting), each in its own transaction with its Activity row, in one order (no
+    lock-order deadlock). Returns the seats offered. `now` is the worker's clock (tests move it)."""
+    from .actions import ACTIONS, perform, system_caller  # noqa: PLC0415 (circular: tasks ↔ actions ↔ services)
+
+    now = now or timezone.now()
+    offered = 0
+    for event_id in waitlists_with_work(now=now, event_pks=event_pks):
+        row = perform(
+            ACTIONS["offer_free_seats"], system_caller(client), {"event_id": event_id}, options={"now": now}
+        )
+        if row.error is None:
+            offered += row.result.offered
+    return offered
 
 
 def schedule_sweep(*, after: timedelta = timedelta(0)) -> None:
@@ -60,51 +81,21 @@ def schedule_reminders(*, after: timedelta = timedelta(0)) -> None:
 
 
 def queue_due_reminders(*, now: datetime) -> int:
-    """Notify every confirmed registration whose published event starts within REMINDER_HOURS (and has
-    not started), whose person has not turned reminders off; returns how many were queued.
+    """The `send_reminders` row performed as the declared system actor for each event with reminders
+    due (`selectors.due_reminders`), each with its Activity row; returns how many were queued. A run
+    queues only new ones: exactly once per registration and activation (the row says how)."""
+    from .actions import ACTIONS, perform, system_caller  # noqa: PLC0415 (circular: tasks ↔ actions ↔ services)
 
-    Exactly once per registration and activation: the outbox's key names both (a registration
-    re-activated later has a new ticket, so it gets a reminder of its own), and a second notify with
-    the same key sends nothing. Those that have their reminder already are left out, so a run queues
-    only new ones. Whether it still goes is checked again when it is sent (`messages.still_wanted`).
-    The mail is in the person's last language: the one of the latest mail a change of theirs caused,
-    else LANGUAGE_CODE (there is no stored per-person language).
-    """
-    already = Notification.objects.filter(
-        kind=NotificationKind.REMINDER,
-        registration=OuterRef("pk"),
-        created_at__gte=Coalesce(OuterRef("ticket_issued_at"), OuterRef("created_at")),
-    )
-    last_language = (
-        Notification.objects.filter(user=OuterRef("user"))
-        .exclude(kind=NotificationKind.REMINDER)
-        .order_by("-created_at", "-id")
-        .values("language")[:1]
-    )
-    due = (
-        Registration.objects.filter(
-            status=RegistrationStatus.CONFIRMED,
-            event__status=EventStatus.PUBLISHED,
-            event__starts_at__gt=now,
-            event__starts_at__lte=now + timedelta(hours=settings.REMINDER_HOURS),
-        )
-        .exclude(user__preferences__reminders=False)  # accounts.Preferences: reminders turned off
-        .exclude(Exists(already))
-        .annotate(last_language=Subquery(last_language))
-        .select_related("user", "event")
-        .order_by("event__starts_at", "pk")
-    )
     queued = 0
-    for registration in due:
-        activation = registration.ticket_issued_at or registration.created_at
-        with translation.override(registration.last_language or settings.LANGUAGE_CODE):
-            queued += outbox.notify(
-                NotificationKind.REMINDER,
-                user=registration.user,
-                event=registration.event,
-                cause=f"reminder-{registration.pk}-{activation.isoformat()}",
-                registration=registration,
-            )
+    for event_id in events_with_due_reminders(now=now):
+        row = perform(
+            ACTIONS["send_reminders"],
+            system_caller("send_reminders"),
+            {"event_id": event_id},
+            options={"now": now},
+        )
+        if row.error is None:
+            queued += row.result.queued
     return queued
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from webmcp.registry import Binding, Exposure, ToolContext, ToolDeclaration, registry
+from django_webmcp.registry import Binding, Exposure, ToolContext, ToolDeclaration, registry
 
 from .actions import ACTIONS
 from .contract import AttendeeRefInput

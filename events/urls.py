@@ -10,9 +10,8 @@ from collections.abc import Callable
 
 from django.http import HttpResponse
 from django.urls import URLPattern, path
-
-from webmcp.registry import registry
-from webmcp.responses import tool_or_page
+from django_webmcp.registry import registry
+from django_webmcp.responses import tool_or_page
 
 from .actions import ACTIONS, Action
 from .agent import pages

@@ -13,6 +13,8 @@ does. Each of those is written once, here, so the three cannot drift apart:
 
 Test configuration, not part of the site: nothing of the running app imports this package, and this
 package imports nothing of the project (no Django, no `tests`), so evals and bench may use it freely.
+The browser part is django-webmcp's own test helpers (`django_webmcp.testing.browser`, which needs no
+Django either), the ones the package gives its users; this package adds the site's error type to them.
 Playwright is imported only when a browser is launched.
 """
 

@@ -1,39 +1,26 @@
 """How to start the Chromium that tests, evals and benchmarks drive: Debian's build, WebMCP enabled.
 
-The flags are the ones observed to work with Debian's Chromium: `--enable-features=WebMCP`
-must appear literally for Playwright's `page.webmcp`, and the networking flags keep the browser on
-loopback. Playwright is imported only inside `launch`, so importing this module costs nothing.
+The flags and the launch are django-webmcp's test helpers (`django_webmcp.testing.browser`), the ones
+the package documents for its users; this module only gives them the harness's error type.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
+
+from django_webmcp.testing import browser as webmcp_browser
 
 from harness import HarnessError
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS: tuple[str, ...] = (
-    "--enable-features=WebMCP",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
-)
+CHROMIUM = webmcp_browser.CHROMIUM
+CHROMIUM_ARGS: tuple[str, ...] = webmcp_browser.CHROMIUM_ARGS
+installed = webmcp_browser.installed
 
 
-class ChromiumMissing(HarnessError):
+class ChromiumMissing(HarnessError, webmcp_browser.ChromiumMissing):
     """Debian's chromium is not installed."""
-
-
-def installed() -> bool:
-    return CHROMIUM.exists()
 
 
 @contextmanager
@@ -44,13 +31,5 @@ def launch(headless: bool = True) -> Iterator[Any]:
         raise ChromiumMissing(
             f"{CHROMIUM} is missing: Debian's chromium is not installed (`make chromium` installs it)"
         )
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415 (optional: only when a browser is started)
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=headless, args=list(CHROMIUM_ARGS)
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with webmcp_browser.launch(headless=headless) as chromium:
+        yield chromium

@@ -262,7 +262,8 @@ def usage(*, today: date | None = None) -> Usage:
     per_day = recent.values("day", "mode").annotate(n=Sum("calls")).order_by()
     days = [first + timedelta(days=i) for i in range(DAYS)]
     index = {day: i for i, day in enumerate(days)}
-    by_mode = {mode: [0] * DAYS for mode in Mode.values}
+    # The callers' channels: the site's own work (`system`) is not a call anyone made.
+    by_mode = {mode: [0] * DAYS for mode in Mode.values if mode != Mode.SYSTEM}
     for row in per_day:
         if row["day"] in index and row["mode"] in by_mode:
             by_mode[row["mode"]][index[row["day"]]] += row["n"]

@@ -9,12 +9,12 @@ from typing import Any
 
 import mcp.types as types
 from django.utils.translation import gettext_lazy as _
+from django_webmcp.mcp import mcp_tools
+from django_webmcp.registry import ToolContext, registry
 
 from events import policies
 from events.choices import EventStatus
 from events.tools import CHECK_IN, check_in_state, detail_state
-from webmcp.mcp import mcp_tools
-from webmcp.registry import ToolContext, registry
 
 NOW = datetime(2030, 6, 1, 10, tzinfo=UTC)  # facts below are relative to it
 EXAMPLE_ID = "evt-example"

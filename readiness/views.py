@@ -14,9 +14,9 @@ from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
+from django_webmcp.registry import registry
 
 from core.revision import revision
-from webmcp.registry import registry
 
 from . import charts, figures, matrix
 from .models import EvalResult

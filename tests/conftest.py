@@ -99,6 +99,13 @@ def pytest_make_collect_report(collector):
     return report
 
 
+def pytest_configure(config):
+    """The SQLite test database is copied from the one made for the same schema (tests/dbtemplate.py)."""
+    from tests.dbtemplate import install
+
+    install()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def fast_password_hashing():
     """Accounts are made by the hundred (factories, seeds, package fixtures), and the production

@@ -14,7 +14,7 @@ from core.csvsafe import safe_cell
 from core.visitors import Visitor
 from events import actions
 from events.choices import RegistrationStatus
-from events.models import Event, QuestionOption, Registration
+from events.models import Activity, Event, QuestionOption, Registration
 from tests.factories import EventFactory, QuestionFactory, UserFactory, choice_question
 from tests.test_admin import EVENT_CHANGELIST, change_form, run_action
 
@@ -185,3 +185,76 @@ def test_the_attendee_list_shows_each_registrations_answers(admin_client):
     )
     page = admin_client.get(reverse("admin:events_event_change", args=[event.pk])).content.decode()
     assert "Company: ACME" in page
+
+
+def test_managers_fill_in_the_organisers_questions_and_the_person_never_sees_them(admin_client):
+    """The registration's page links the organisers-only questions; their form performs
+    `update_staff_answers` (channel admin) and shows a refusal beside its question."""
+    event = EventFactory()
+    QuestionFactory(event=event, identifier="company")
+    choice_question(event, "seat_row", ["front", "back"], staff_only=True)
+    person = Visitor(user=UserFactory())
+    actions.call(
+        "register_event", visitor=person, channel="ui", event_id=event.public_id, answers={"company": "ACME"}
+    )
+    registration = Registration.objects.get()
+    change = reverse("admin:events_registration_change", args=[registration.pk])
+    url = reverse("admin:events_registration_staff_answers", args=[registration.pk])
+    assert url in admin_client.get(change).content.decode()
+    page = admin_client.get(url).content.decode()
+    assert 'name="answers-seat_row"' in page and 'name="answers-company"' not in page
+
+    refused = admin_client.post(url, {"answers-seat_row": "middle"})
+    assert refused.status_code == 200 and "field-error" in refused.content.decode()
+    saved = admin_client.post(url, {"answers-seat_row": "back"})
+    assert saved.status_code == 302 and saved["Location"] == change
+
+    registration.refresh_from_db()
+    assert registration.answers["seat_row"]["value"] == "back"
+    assert registration.answers["company"]["value"] == "ACME"
+    [row] = Activity.objects.filter(action="update_staff_answers", outcome="OK")
+    assert row.mode == "admin"
+    listed = Client()
+    listed.force_login(person.user)
+    assert "back" not in listed.get("/api/me/registrations").content.decode()
+
+
+def test_the_question_rules_are_one_policy():
+    """Once answered: a question's kind stays and it stays; a chosen option is only hidden."""
+    from django.utils import translation
+
+    from events.policies import option_deletion_refusal, question_change_refusal
+
+    with translation.override("en"):
+        kind = str(question_change_refusal(answered=True, kind_changed=True, deleted=False))
+        deleted = str(question_change_refusal(answered=True, kind_changed=False, deleted=True))
+        option = str(option_deletion_refusal(chosen=True))
+    assert "kind cannot change" in kind and "cannot be deleted" in deleted and "only hidden" in option
+    assert question_change_refusal(answered=False, kind_changed=True, deleted=True) is None
+    assert question_change_refusal(answered=True, kind_changed=False, deleted=False) is None
+    assert option_deletion_refusal(chosen=False) is None
+
+
+def test_the_admins_question_edits_leave_their_activity_row_and_an_answered_question_stays(admin_client):
+    event = EventFactory()
+    rows = [
+        {
+            "position": "1",
+            "identifier": "company",
+            "label_en": "Company",
+            "label_zh_hant": "公司",
+            "kind": "text",
+        }
+    ]
+    url, data = change_form(admin_client, event, **question_rows("questions", rows))
+    assert admin_client.post(url, data).status_code == 302
+    [row] = Activity.objects.filter(action="edit_questions")
+    assert (row.mode, row.outcome, row.event_id) == ("admin", "OK", event.pk)
+    question = event.questions.get()
+    person = Visitor(user=UserFactory())
+    actions.call(
+        "register_event", visitor=person, channel="ui", event_id=event.public_id, answers={"company": "ACME"}
+    )
+    delete = reverse("admin:events_question_delete", args=[question.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+    assert event.questions.count() == 1

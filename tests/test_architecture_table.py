@@ -19,9 +19,17 @@ pytestmark = pytest.mark.unit
 
 ROOT = Path(settings.BASE_DIR)
 DOC = ROOT / "ARCHITECTURE.md"
-PACKAGES = ("core", "ops", "events", "accounts", "webmcp", "config", "readiness")
+PACKAGES = ("core", "ops", "events", "accounts", "django_webmcp", "config", "readiness")
 #: A short module name in the table stands for the module of the app that owns it.
-SHORT = ("events.", "events.services.", "events.mail.", "accounts.", "accounts.oauth.", "core.", "webmcp.")
+SHORT = (
+    "events.",
+    "events.services.",
+    "events.mail.",
+    "accounts.",
+    "accounts.oauth.",
+    "core.",
+    "django_webmcp.",
+)
 PATH = re.compile(r"^[a-z_]+(/[\w<>.\-]*)+$")
 NAME = re.compile(r"^[A-Za-z_][\w.]*(\(\))?$")
 

@@ -73,6 +73,7 @@ def regenerated(tmp_path_factory) -> Path:
     return copy
 
 
+@pytest.mark.slow  # starts a process (manage.py makemessages, xgettext)
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_makemessages_would_neither_add_nor_drop_a_string(regenerated, language):
     committed, current = msgids(catalogue(language)), msgids(catalogue(language, regenerated))

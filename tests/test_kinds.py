@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -39,3 +40,14 @@ def test_every_kind_is_a_registered_marker():
     ]
     registered = {line.split(":")[0] for line in options["markers"]}
     assert set(KINDS) | {"slow"} <= registered
+
+
+def test_the_folders_test_fast_does_not_collect_hold_no_quick_test():
+    """`make test-fast` ignores tests/browser and tests/fuzz (FAST_SKIPS in the Makefile): every test in
+    the first is a browser test (its conftest marks each), every file of the second declares fuzz."""
+    root = Path(__file__).resolve().parent
+    makefile = (root.parent / "Makefile").read_text(encoding="utf-8")
+    assert "FAST_SKIPS = --ignore=tests/browser --ignore=tests/fuzz" in makefile
+    assert "add_marker(pytest.mark.browser)" in (root / "browser" / "conftest.py").read_text(encoding="utf-8")
+    for path in (root / "fuzz").glob("test_*.py"):
+        assert "pytest.mark.fuzz" in path.read_text(encoding="utf-8"), path.name

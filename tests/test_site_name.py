@@ -117,7 +117,9 @@ def project_sources() -> list[Path]:
         dirs[:] = [
             name
             for name in dirs
-            if name not in SKIPPED_DIRS and (here / name).relative_to(base).as_posix() not in SKIPPED_PATHS
+            if name not in SKIPPED_DIRS
+            and not name.startswith(".")  # the environment, the tools, the caches, a peer's venv
+            and (here / name).relative_to(base).as_posix() not in SKIPPED_PATHS
         ]
         in_templates = here.relative_to(base).parts[:1] == ("templates",)
         found += [here / name for name in files if in_templates or name.endswith(".py")]

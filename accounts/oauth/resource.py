@@ -10,7 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.http import Http404, HttpRequest
-from oauth2_provider.views import OAuthProtectedResourceMetadataView
+from django_webmcp.oauth.dot import ProtectedResourceMetadataView as ToolkitMetadataView
 
 
 def metadata_url() -> str:
@@ -18,8 +18,9 @@ def metadata_url() -> str:
     return f"{settings.OAUTH_ISSUER}/.well-known/oauth-protected-resource/mcp"
 
 
-class ProtectedResourceMetadata(OAuthProtectedResourceMetadataView):
-    """The MCP endpoint's document, at its path-component form and the root form (no other resource
+class ProtectedResourceMetadata(ToolkitMetadataView):
+    """The MCP endpoint's document (django-webmcp's adapter of django-oauth-toolkit's RFC 9728 view),
+    at its path-component form and the root form (no other resource
     is served here). Read from the settings at each request, so SITE_URL is the one source."""
 
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any):

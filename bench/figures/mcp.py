@@ -1,6 +1,6 @@
 """MCP against the API: the same search over `/mcp`, the protocol's own calls, and a registration.
 
-`/mcp` is stateless Streamable HTTP with JSON answers (webmcp/mcp.py): every POST is a whole call, so
+`/mcp` is stateless Streamable HTTP with JSON answers (django_webmcp/mcp.py): every POST is a whole call, so
 wrk can send one again and again, as it sends the API search. The sides, in alternating wrk slices
 at the same connections on one server: `GET /api/events?…`, `tools/call search_events` with the same
 filters, `tools/list` and `initialize`. Then, on the writes' database restored from its template, a

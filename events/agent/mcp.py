@@ -1,6 +1,6 @@
 """The site's tools over MCP (layer 4): one tool call performs the action row of the tool's name.
 
-`webmcp.mcp` speaks the protocol; this module is what a call does here: `events.actions.perform` with
+`django_webmcp.mcp` speaks the protocol; this module is what a call does here: `events.actions.perform` with
 channel `mcp`, the token's scopes and the call's arguments (validated with the tool's input serializer,
 the same one the API and the browser use). Reads are open; a write needs an account, reached through a
 bearer token (an OAuth token of a connected agent, or a personal access token) with the row's scope. A
@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
+from django_webmcp.mcp import McpAnswer, McpCall, McpForm, McpUrl
 
 from core.envelope import error_headers
 from core.errors import AuthRequired, DomainError, InsufficientScope
 from core.visitors import Mode, Visitor
-from webmcp.mcp import McpAnswer, McpCall, McpForm, McpUrl
 
 from .. import selectors
 from ..actions import ACTIONS, Caller, Performed, perform, preview_first

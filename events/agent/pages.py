@@ -1,10 +1,10 @@
 """Tool calls on the page routes (layer 4): what a WebMCP tool call of a page does.
 
 The route is shared with the person's page or form; the request is told apart once, at the route
-(`webmcp.responses.tool_or_page`), by the tool header. A call performs its action row with channel
+(`django_webmcp.responses.tool_or_page`), by the tool header. A call performs its action row with channel
 `agent` (fixed here, whatever `X-Client-Mode` claims), within the write rate and with nothing in its
 body but what the tool takes, and one answer carries the region the person sees (drawn by
-`events.web.builders`) and the result the agent gets (`webmcp.responses`); a refusal is the JSON
+`events.web.builders`) and the result the agent gets (`django_webmcp.responses`); a refusal is the JSON
 envelope, the page left as it was. `write` serves every row with a page route a tool calls (the
 route made from the row in `events/urls.py`).
 """
@@ -19,13 +19,19 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
+from django_webmcp.registry import registry
+from django_webmcp.responses import (
+    MalformedToolInput,
+    calling_page,
+    tool_input,
+    tool_refusal,
+    with_tool_result,
+)
 from rest_framework.serializers import Serializer
 
 from core.errors import InvalidInput, UnknownParameter
 from core.inputs import nothing_but
 from core.visitors import Mode, claimed_mode, with_token
-from webmcp.registry import registry
-from webmcp.responses import MalformedToolInput, calling_page, tool_input, tool_refusal, with_tool_result
 
 from ..actions import ACTIONS, Caller, Performed, perform
 from ..forms import EventSearchForm

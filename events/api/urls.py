@@ -30,6 +30,11 @@ urlpatterns = [
         name="api-decline-registration",
     ),
     path(
+        "registrations/<int:registration_id>/staff-answers",
+        views.StaffAnswersApi.as_view(),
+        name="api-update-staff-answers",
+    ),
+    path(
         "events/<str:event_id>/payments/<int:attendee_id>/confirm",
         views.ConfirmPaymentApi.as_view(),
         name="api-confirm-payment",

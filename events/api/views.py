@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.http import QueryDict
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
+from django_webmcp.registry import TOOL_HEADER
+from django_webmcp.responses import tool_call
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
@@ -36,10 +38,11 @@ from events.contract import (
     RegistrationListOutput,
     SavedListOutput,
     SearchOutput,
+    StaffAnswersBodyInput,
+    StaffAnswersInput,
+    StaffAnswersOutput,
     WaitlistListOutput,
 )
-from webmcp.registry import TOOL_HEADER
-from webmcp.responses import tool_call
 
 from . import schema
 
@@ -496,8 +499,12 @@ REGISTRATION_ID = OpenApiParameter(
 )
 
 
-def _decide(request: Request, name: str, registration_id: int) -> Response:
-    """`approve_registration` or `decline_registration` on the path's registration (nothing else)."""
+def _decide(
+    request: Request, name: str, registration_id: int, *, takes: type[Serializer] | None = None
+) -> Response:
+    """A manager's action on the path's registration: `approve_registration`, `decline_registration`
+    (nothing else in the request), `update_staff_answers` (`takes`: the rest of its input from the
+    JSON body). A token needs the row's scope (`registrations:manage`)."""
     token = request.auth if hasattr(request.auth, "scopes") else None
     caller = Caller(
         visitor=request.visitor,
@@ -506,8 +513,17 @@ def _decide(request: Request, name: str, registration_id: int) -> Response:
         scopes=frozenset(token.scopes) if token is not None else None,
         rate_request=request,
     )
-    data = nothing_but({"registration_id": registration_id}, request.query_params, lambda: request.data)
-    return _answer(perform(ACTIONS[name], caller, data))
+    path = {"registration_id": registration_id}
+    if takes is None:
+        return _answer(
+            perform(ACTIONS[name], caller, nothing_but(path, request.query_params, lambda: request.data))
+        )
+
+    def read() -> dict[str, Any]:
+        given, rest = _taken(request.data, _keys(takes) - {"registration_id"})
+        return nothing_but({**path, **given}, request.query_params, rest)()
+
+    return _answer(perform(ACTIONS[name], caller, read, input=takes))
 
 
 class ApproveRegistrationApi(IdempotentWrites):
@@ -536,6 +552,22 @@ class DeclineRegistrationApi(IdempotentWrites):
     )
     def post(self, request: Request, registration_id: int) -> Response:
         return _decide(request, "decline_registration", registration_id)
+
+
+class StaffAnswersApi(IdempotentWrites):
+    permission_classes: list[type] = []
+
+    @schema.operation(
+        "update_staff_answers",
+        parameters=[REGISTRATION_ID],
+        request=schema.body(
+            StaffAnswersBodyInput, "StaffAnswersBody", "The organisers' answers to their own questions."
+        ),
+        responses=schema.responses(StaffAnswersOutput, 400, 401, 403, 404, 429, 503),
+        summary="Fill in the organisers' own questions for a registration (the event's managers)",
+    )
+    def put(self, request: Request, registration_id: int) -> Response:
+        return _decide(request, "update_staff_answers", registration_id, takes=StaffAnswersInput)
 
 
 # ── Payments: an event's managers confirm them and record refunds ──────────────────────────────

@@ -64,11 +64,14 @@ def validate_answers(
     answers: Mapping[str, Any] | None,
     staff: bool = False,
     kept: Mapping[str, Any] | None = None,
+    shown_by: Mapping[str, Any] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """The answers to store, or `AnswersInvalid` naming every problem at once (`answers.<identifier>`).
 
     `staff`: the organisers answer (their own questions included). `kept`: the stored answers being
-    replaced, whose organisers-only answers an attendee's change keeps as they were.
+    replaced, whose organisers-only answers an attendee's change keeps as they were. `shown_by`: the
+    values already stored for questions not in `questions` (the person's own, when the organisers
+    answer theirs), read only to decide which of `questions` are shown.
     """
     given = dict(answers or {})
     problems: dict[str, list[dict[str, str]]] = {}
@@ -78,7 +81,7 @@ def validate_answers(
             continue
         code = "staff_only" if any(q.identifier == identifier for q in questions) else "unknown"
         problems[f"answers.{identifier}"] = [_problem(code)]
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = dict(shown_by or {})
     # Parents first: a condition depends only on an unconditional question (one level).
     ordered = sorted(asked.values(), key=lambda question: question.show_if is not None)
     for question in ordered:
@@ -101,10 +104,14 @@ def validate_answers(
         extra: dict[str, Any] = {"fields": problems}
         if any(entry[0]["code"] == "unknown" for entry in problems.values()):
             extra["validIdentifiers"] = sorted(asked)
+            if not asked:  # a small model filled `answers` with search filters: say plainly what to do
+                extra["nextAction"] = "This event asks no questions: call again without answers."
         raise AnswersInvalid(extra=extra)
     labels = {q.identifier: dict(q.label) for q in questions}
     stored = {
-        identifier: {"value": value, "label": labels[identifier]} for identifier, value in values.items()
+        identifier: {"value": value, "label": labels[identifier]}
+        for identifier, value in values.items()
+        if identifier in asked
     }
     if not staff and kept:
         for question in questions:

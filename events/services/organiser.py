@@ -4,6 +4,7 @@ registration, offer the seats a change freed."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -147,19 +148,26 @@ def _set_status(visitor: Visitor, event_id: str, status: str) -> EventStatusResu
 class OfferResult:
     event: Event
     offered: int  # seats offered to the waiting list by this call
+    expired: int = 0  # offers whose time was up, ended by this call
 
     @property
     def outcome(self) -> str:
-        return "OK" if self.offered else "UNCHANGED"
+        return "OK" if self.offered or self.expired else "UNCHANGED"
 
 
 @atomic_use_case
-def offer_free_seats(*, visitor: Visitor, event_id: str) -> OfferResult:
-    """An organiser changed the event (more seats, longer offers): under its row lock, expired offers
-    end and every free seat goes to the next people waiting, each told by e-mail. Only an organiser
-    (its managers, the superusers) may; an event nobody waits for changes nothing."""
-    event = _managed_event(visitor, event_id)
-    return OfferResult(event=event, offered=len(process_queue(event, now=timezone.now())))
+def offer_free_seats(*, visitor: Visitor, event_id: str, now: datetime | None = None) -> OfferResult:
+    """Under the event's row lock, expired offers end and every free seat goes to the next people
+    waiting, each told by e-mail. An organiser does it after changing the event (more seats, longer
+    offers): its managers, the superusers. The worker does it as the declared system actor
+    (`core.visitors.SYSTEM`): when an offer's time is up and in its periodic sweep (`events.tasks`;
+    `now` is the worker's clock). An event nobody waits for changes nothing."""
+    event = _system_event(event_id) if visitor.system else _managed_event(visitor, event_id)
+    now = now or timezone.now()
+    expired = WaitlistEntry.objects.filter(
+        event=event, status=WaitlistStatus.OFFERED, expires_at__lte=now
+    ).count()
+    return OfferResult(event=event, offered=len(process_queue(event, now=now)), expired=expired)
 
 
 #: What the admin's event form may set: every field but the record's times. The id and the status
@@ -266,6 +274,14 @@ def _may_manage(visitor: Visitor, event: Event) -> None:
     """Refuse unless the visitor manages `event` (`policies.may_manage_event`)."""
     if visitor.user is None or not policies.may_manage_event(staff_facts(visitor.user, event)):
         raise NotOrganiser()
+
+
+def _system_event(event_id: str) -> Event:
+    """The event of `event_id`, locked for the transaction, for the site's own work on it."""
+    event = Event.objects.select_for_update(no_key=True).filter(public_id=event_id).first()
+    if event is None:
+        raise EventNotFound()
+    return event
 
 
 def _managed_event(visitor: Visitor, event_id: str | None = None, *, pk: int | None = None) -> Event:

@@ -16,11 +16,11 @@ from core.visitors import Visitor
 
 from .. import policies, tickets
 from ..choices import HOLDING_SEAT, OWED, NotificationKind, PaymentStatus, RegistrationStatus, WaitlistStatus
-from ..errors import AnswersClosed, RegistrationNotFound, TicketTypeSoldOut
+from ..errors import AnswersClosed, NotOrganiser, RegistrationNotFound, TicketTypeSoldOut
 from ..mail import outbox
 from ..models import Event, Registration, WaitlistEntry
 from ..questions import form_of
-from ..selectors import state_version
+from ..selectors import staff_facts, state_version
 from .answers import validate_answers
 from .common import bump_state_version, public_event, visitor_facts
 from .door import new_ticket
@@ -333,4 +333,63 @@ def update_registration_answers(
     registration.save(update_fields=["answers", "updated_at"])
     return AnswersResult(
         registration=registration, changed=True, state_version=bump_state_version(visitor=visitor)
+    )
+
+
+@dataclass(frozen=True)
+class StaffAnswersResult:
+    registration: Registration
+    changed: bool
+    #: The manager's own stateVersion (the person's state does not change: they never see these).
+    state_version: int
+
+    @property
+    def event(self) -> Event:
+        return self.registration.event
+
+    @property
+    def outcome(self) -> str:
+        return "OK" if self.changed else "UNCHANGED"
+
+
+@atomic_use_case
+def update_staff_answers(
+    *, visitor: Visitor, registration_id: int, answers: Mapping[str, Any]
+) -> StaffAnswersResult:
+    """The event's managers fill in their own (organisers-only) questions for one registration, checked
+    as any answer is (`validate_answers`, `staff=True`); the person's answers are kept as they are and
+    only decide which of those questions are shown. `answers_close_at` closes the people's changes, not
+    these. The registration's row is locked; the same answers again change nothing. Only the event's
+    managers and the superusers (`may_manage_event`)."""
+    if visitor.user is None:
+        raise AuthRequired()
+    registration = (
+        Registration.objects.select_for_update(no_key=True)
+        .select_related("event")
+        .filter(pk=registration_id)
+        .first()
+    )
+    if registration is None:
+        raise RegistrationNotFound("No registration has this id.")
+    event = registration.event
+    if not policies.may_manage_event(staff_facts(visitor.user, event)):
+        raise NotOrganiser()
+    form = form_of(event.question_form)
+    theirs = {q.identifier for q in form if q.staff_only}
+    kept = {key: answer for key, answer in (registration.answers or {}).items() if key not in theirs}
+    ours = validate_answers(
+        questions=tuple(q for q in form if q.staff_only),
+        answers=answers,
+        staff=True,
+        shown_by={key: answer.get("value") for key, answer in kept.items()},
+    )
+    stored = {**kept, **ours}
+    if stored == registration.answers:
+        return StaffAnswersResult(
+            registration=registration, changed=False, state_version=state_version(visitor=visitor)
+        )
+    registration.answers = stored
+    registration.save(update_fields=["answers", "updated_at"])
+    return StaffAnswersResult(
+        registration=registration, changed=True, state_version=state_version(visitor=visitor)
     )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 
+from core.errors import AuthRequired
 from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
@@ -62,16 +63,27 @@ def unsave_event(*, visitor: Visitor, event_id: str) -> UnsaveResult:
     return UnsaveResult(event=event, was_saved=bool(deleted), state_version=version)
 
 
+@dataclass(frozen=True)
+class MergeResult:
+    merged: int  # saves new to the account
+
+    @property
+    def outcome(self) -> str:
+        return "OK" if self.merged else "UNCHANGED"
+
+
 @atomic_use_case
-def merge_saved_events(*, token: str, user) -> int:
-    """Move an anonymous visitor's saves to the account they signed in to; returns how many were new."""
-    if not token:
-        return 0
+def merge_saved_events(*, visitor: Visitor, token: str) -> MergeResult:
+    """Move an anonymous visitor's saves (their session's `token`) to the account they signed in to
+    (`visitor`); the account's stateVersion rises when it gained any. Performed at sign-in
+    (`accounts.signals`); a visitor without an account has nothing to merge into."""
+    if visitor.user is None:
+        raise AuthRequired()
     saves = SavedEvent.objects.filter(visitor_token=token)
-    already = set(SavedEvent.objects.filter(user=user).values_list("event_id", flat=True))
+    already = set(SavedEvent.objects.filter(user=visitor.user).values_list("event_id", flat=True))
     new = [save for save in saves if save.event_id not in already]
-    SavedEvent.objects.bulk_create([SavedEvent(user=user, event_id=save.event_id) for save in new])
+    SavedEvent.objects.bulk_create([SavedEvent(user=visitor.user, event_id=save.event_id) for save in new])
     saves.delete()
     if new:
-        bump_state_version(visitor=Visitor(user=user))
-    return len(new)
+        bump_state_version(visitor=visitor)
+    return MergeResult(merged=len(new))

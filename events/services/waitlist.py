@@ -1,10 +1,9 @@
-"""The waiting list: joining, leaving (declining an offer), and the site's own sweep of due offers."""
+"""The waiting list: joining and leaving (declining an offer). The site's own sweep of due offers is
+`organiser.offer_free_seats`, performed by the worker as the declared system actor (`events.tasks`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
 
 from django.utils import timezone
 
@@ -13,11 +12,11 @@ from core.transactions import atomic_use_case
 from core.visitors import Visitor
 
 from .. import policies
-from ..choices import ACTIVE_WAITLIST, WaitlistStatus
+from ..choices import WaitlistStatus
 from ..models import Event, WaitlistEntry
 from ..selectors import WaitlistPlace, state_version, waitlist_place
 from .common import bump_state_version, public_event, visitor_facts
-from .ledger import active_entry, end_entry, process_queue, seats_changed, settled_seat_state
+from .ledger import active_entry, end_entry, seats_changed, settled_seat_state
 
 
 @dataclass(frozen=True)
@@ -94,25 +93,3 @@ def leave_waitlist(*, visitor: Visitor, event_id: str) -> LeaveWaitlistResult:
     if declined:  # the held seat is free: to the next person waiting
         seats_changed(event, now=now)
     return LeaveWaitlistResult(event=event, was_waiting=True, declined_offer=declined, state_version=version)
-
-
-@atomic_use_case
-def process_waitlists(*, event_pks: Iterable[int] | None = None, now: datetime | None = None) -> int:
-    """The site's own work on waiting lists (tasks and organisers' capacity changes): end offers that
-    have expired and offer every free seat to the next people in line. Returns the offers made.
-
-    `event_pks=None` takes every event with an offer due or people waiting for a free seat.
-    """
-    now = now or timezone.now()
-    if event_pks is None:
-        event_pks = (
-            WaitlistEntry.objects.filter(status__in=ACTIVE_WAITLIST)
-            .values_list("event", flat=True)
-            .distinct()
-        )
-    offered = 0
-    for pk in sorted(set(event_pks)):  # one order for every caller: no lock-order deadlock
-        event = Event.objects.select_for_update(no_key=True).filter(pk=pk).first()
-        if event is not None:
-            offered += len(process_queue(event, now=now))
-    return offered

@@ -24,12 +24,12 @@ from django.urls import ResolverMatch, resolve, reverse
 from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext_lazy
+from django_webmcp.http import is_same_site, same_site_path
+from django_webmcp.registry import TOOL_HEADER
+from django_webmcp.templatetags.webmcp import PAGE_ROUTE
 
 from core.errors import AuthRequired, DomainError, InvalidInput
 from core.visitors import Mode, Visitor, claimed_mode
-from webmcp.http import is_same_site, same_site_path
-from webmcp.registry import TOOL_HEADER
-from webmcp.templatetags.webmcp import PAGE_ROUTE
 
 from .. import jsonld, payment_methods, policies, selectors, tickets
 from ..actions import ACTIONS, Caller, Performed, perform

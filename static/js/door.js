@@ -1,7 +1,7 @@
 /**
  * The check-in page's own script. The page works without it: a typed code, or one a USB scanner types
  * followed by Enter, is a plain form post. It never touches `document.modelContext` (the WebMCP
- * runtime, webmcp/static/webmcp/webmcp.js, is the only code that does).
+ * runtime, django_webmcp/static/webmcp/webmcp.js, is the only code that does).
  *
  * - After each answer to the ticket form the field is emptied, and focused again if it had the focus,
  *   ready for the next scan.

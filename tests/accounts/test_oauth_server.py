@@ -141,7 +141,14 @@ def test_the_server_metadata_says_what_mcp_clients_look_for():
     assert "none" in meta["token_endpoint_auth_methods_supported"]
     assert meta["client_id_metadata_document_supported"] is True
     assert meta["authorization_response_iss_parameter_supported"] is True
-    assert meta["scopes_supported"] == ["checkin:write", "events:read", "payments:write", "registrations:write", "saved:write"]
+    assert meta["scopes_supported"] == [
+        "checkin:write",
+        "events:read",
+        "payments:write",
+        "registrations:manage",
+        "registrations:write",
+        "saved:write",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -153,7 +160,14 @@ def test_the_resource_metadata_names_mcp_and_its_authorization_server(path):
     assert response.json() == {
         "resource": RESOURCE,
         "authorization_servers": [ISSUER],
-        "scopes_supported": ["checkin:write", "events:read", "payments:write", "registrations:write", "saved:write"],
+        "scopes_supported": [
+            "checkin:write",
+            "events:read",
+            "payments:write",
+            "registrations:manage",
+            "registrations:write",
+            "saved:write",
+        ],
         "bearer_methods_supported": ["header"],
         "resource_name": "AgentReady Events",
     }

@@ -299,6 +299,11 @@ def test_deleting_passes_the_seat_on_and_leaves_no_trace_of_the_name_or_address(
 
     assert result.registrations_cancelled == 2 and result.waiting_lists_left == 1  # the started one: refused
     assert not get_user_model().objects.filter(pk=person_id).exists()
+    # Every write has its Activity row, through the person's page: their rows' and the declared one's.
+    mine = Activity.objects.filter(mode="ui", action__in=["cancel_registration", "leave_waitlist"])
+    assert mine.filter(outcome="OK").count() == 3
+    [deleted] = Activity.objects.filter(action="delete_account")
+    assert (deleted.mode, deleted.outcome, deleted.user_id, deleted.visitor_token) == ("ui", "OK", None, "")
     # The seat of the full event went to the first person waiting:
     offer = WaitlistEntry.objects.get(user__username="wanda", event__public_id="evt-full")
     assert offer.status == WaitlistStatus.OFFERED and offer.expires_at is not None
@@ -401,6 +406,9 @@ def test_the_admin_deletes_an_account_and_its_data_but_not_the_last_superuser(pe
     assert entry.object_repr == f"account #{person.pk}" and entry.user == boss
     assert WaitlistEntry.objects.get(user__username="wanda").status == WaitlistStatus.OFFERED
     assert rows_naming([USERNAME, EMAIL]) == []
+    # Its writes are recorded through the admin's channel, not as the person's own page.
+    assert set(Activity.objects.filter(action="delete_account").values_list("mode", flat=True)) == {"admin"}
+    assert Activity.objects.filter(action="cancel_registration", mode="admin", outcome="OK").exists()
     assert client.get(f"/admin/auth/user/{boss.pk}/delete/").status_code == 403  # no plain delete either
 
 
@@ -474,7 +482,7 @@ def test_retention_removes_only_what_is_past_its_period(settings):
         recent_task = finished_task()
 
     def tokens() -> set[str]:
-        return set(Activity.objects.values_list("visitor_token", flat=True))
+        return set(Activity.objects.filter(action="search_events").values_list("visitor_token", flat=True))
 
     with time_machine.travel(start + timedelta(days=29), tick=False):
         privacy.clear_expired_personal_data()
@@ -488,7 +496,13 @@ def test_retention_removes_only_what_is_past_its_period(settings):
 
     with time_machine.travel(start + timedelta(days=91), tick=False):
         privacy.clear_expired_personal_data()
-    assert tokens() == {"", "recent-token"} and Activity.objects.count() == 2
+    assert tokens() == {"", "recent-token"} and Activity.objects.filter(action="search_events").count() == 2
+    # Each run that cleared something is the site's declared write, with its own Activity row.
+    sweeps = Activity.objects.filter(action="clear_expired_personal_data")
+    assert {(row.mode, row.client, row.user_id) for row in sweeps} == {
+        ("system", "clear_expired_personal_data", None)
+    }
+    assert sweeps.count() == 2  # days 31 and 91; the run of day 29 cleared nothing, so wrote no row
 
     with time_machine.travel(start + timedelta(days=181), tick=False):
         cleared = privacy.clear_expired_personal_data()

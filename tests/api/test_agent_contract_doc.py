@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django_webmcp.mcp import REFUSALS
+from django_webmcp.registry import error_reasons
 
 from core import errors as site_errors
 from core import exceptions
 from events import errors
-from webmcp.mcp import REFUSALS
-from webmcp.registry import error_reasons
 
 pytestmark = pytest.mark.unit
 

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-
-from webmcp.registry import catalogue_fingerprint
+from django_webmcp.registry import catalogue_fingerprint
 
 pytestmark = pytest.mark.integration
 

@@ -17,6 +17,7 @@ ENDPOINTS = {
     ("/api/events/{event_id}/registration/answers", "put"): "update_registration_answers",
     ("/api/registrations/{registration_id}/approve", "post"): "approve_registration",
     ("/api/registrations/{registration_id}/decline", "post"): "decline_registration",
+    ("/api/registrations/{registration_id}/staff-answers", "put"): "update_staff_answers",
     ("/api/me/registrations", "get"): "list_registrations",
     ("/api/events/{event_id}/waitlist", "post"): "join_waitlist",
     ("/api/events/{event_id}/waitlist", "delete"): "leave_waitlist",

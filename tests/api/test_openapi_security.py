@@ -29,6 +29,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 #: of a transfer its digits and date.
 BODIES = {
     "check_in_attendee": {"ticket": "no-such-ticket"},
+    "update_staff_answers": {"answers": {}},
     "report_payment": {"accountLast5": "12345", "paidOn": "2026-01-05"},
 }
 

@@ -5,13 +5,13 @@ import json
 
 import pytest
 from django.core.management import call_command
+from django_webmcp.registry import Binding, registry
 
 from core.visitors import Visitor
 from events import actions
 from events.choices import RegistrationStatus
 from harness.tools import manifest, wait_for_tools
 from tests.factories import EventFactory, RegistrationFactory
-from webmcp.registry import Binding, registry
 
 pytestmark = pytest.mark.browser
 

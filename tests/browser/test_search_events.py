@@ -3,10 +3,10 @@
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from django_webmcp.registry import registry
 
 from events.contract import EventSearchInput
 from harness.tools import visible_event_ids, wait_for_tools
-from webmcp.registry import registry
 
 pytestmark = pytest.mark.browser
 

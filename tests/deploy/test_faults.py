@@ -5,12 +5,15 @@ Runs the fault run itself (shorter, `QUICKER`), about 35 s: a throw-away Postgre
 (never the machine's shared one), gunicorn with 2 sync workers, mixed saves, registrations and searches
 while PostgreSQL is stopped for 3 s, restarted, and restarted while the workers' connections are idle,
 then while serving workers are SIGKILLed one after the other (the arbiter starts a replacement each
-time), the clients sending a dropped request again. The run checks every 2xx write against the database
+time; more kills until one has cut off a registration in flight), the clients sending a dropped request
+again. The run checks every 2xx write against the database
 (stored, a registration's confirmation e-mail in the outbox, each stored write's Activity row, no
 registration doubled), every answer while the database was away (the 503 envelope, never a 500 or a
 hang), recovery within 5 s without restarting gunicorn, that a request dropped by a killed worker was
-answered when sent again and a dropped registration ends with exactly one, and the workers (unchanged by
-the database faults; each killed one replaced, the same arbiter); it exits non-zero on any violation.
+answered when sent again and a dropped registration ends with exactly one with its Activity row (and
+that at least one registration was dropped and sent again: the test fails otherwise), and the workers
+(unchanged by the database faults; each killed one replaced, the same arbiter); it exits non-zero on
+any violation.
 The test reads its tables too, so a figure that must be 0 is seen to be 0. Skipped where the PostgreSQL
 server binaries (or, as root, `runuser`) are missing.
 """
@@ -72,9 +75,15 @@ def test_database_restarts_and_killed_workers_lose_no_acknowledged_write():
         "without their Activity row (kills)",
     ):
         assert rows[must_be_zero][0] == "0", f"{must_be_zero}: {rows[must_be_zero]}\n{output}"
-    assert rows["worker kills (SIGKILL)"][0] == "2", output
+    kills = int(rows["worker kills (SIGKILL)"][0])
+    assert kills >= 2, output  # more until one cut off a registration in flight
     assert rows["arbiter"][0] == "unchanged", output
-    assert rows["gunicorn workers"][0] == "2 killed, each replaced", output
+    assert rows["gunicorn workers"][0] == f"{kills} killed, each replaced", output
+    # At least one registration was cut off by a kill and sent again; each ended as exactly one
+    # confirmed registration (none doubled, none lost) with its Activity row.
+    cut_off, sent_again = (int(n) for n in rows["registrations dropped, sent again"][0].split(", "))
+    assert sent_again >= 1 and sent_again == cut_off, output
+    assert rows["dropped registrations without their Activity row"][0] == "0", output
     attempted, acknowledged = rows["registrations attempted, acknowledged"][0].split(", ")
     assert int(attempted) > 0 and acknowledged == attempted, output
     dropped, sent_again = (int(n) for n in rows["dropped, sent again"][0].split(", "))

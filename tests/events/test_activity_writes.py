@@ -269,6 +269,34 @@ def decline_registration() -> Write:
     return Write(Visitor(user=_organiser()), data, lambda: _registrations(person), event)
 
 
+def update_staff_answers() -> Write:
+    person, event = _person("annotated"), EventFactory(capacity=10)
+    QuestionFactory(event=event, identifier="seat_row", staff_only=True)
+    _call("register_event", person, event_id=event.public_id)
+    data = {"registration_id": Registration.objects.get(user=person).pk, "answers": {"seat_row": "front"}}
+    return Write(
+        Visitor(user=_organiser()), data, lambda: Registration.objects.get(user=person).answers, event
+    )
+
+
+def merge_saved_events() -> Write:
+    person, event = _person("signing-in"), EventFactory()
+    SavedEvent.objects.create(event=event, visitor_token="session-token-0001")
+    return Write(
+        Visitor(user=person),
+        {"token": "session-token-0001"},
+        lambda: list(SavedEvent.objects.filter(user=person).values_list("event_id", flat=True)),
+        None,
+    )
+
+
+def send_reminders() -> Write:
+    """The worker's run, as the declared system actor: a confirmed attendee's reminder is due."""
+    event = EventFactory(capacity=10, starts_at=timezone.now() + timedelta(hours=2))
+    _call("register_event", _person("reminded"), event_id=event.public_id)
+    return Write(SYSTEM, {"event_id": event.public_id}, lambda: DBTaskResult.objects.count(), event)
+
+
 def _awaiting_payment() -> tuple[Any, Event, Registration]:
     person, event = _person("payer"), paid_event(capacity=10)
     _call("register_event", person, event_id=event.public_id)
@@ -346,6 +374,9 @@ WRITES: dict[str, tuple[str, Callable[[], Write]]] = {
     "add_event_staff": ("add_event_staff", add_event_staff),
     "remove_event_staff": ("remove_event_staff", remove_event_staff),
     "reset_calendar_feed": ("reset_calendar_feed", reset_calendar_feed),
+    "update_staff_answers": ("update_staff_answers", update_staff_answers),
+    "merge_saved_events": ("merge_saved_events", merge_saved_events),
+    "send_reminders": ("send_reminders", send_reminders),
     "report_payment": ("report_payment", report_payment),
     "confirm_payment": ("confirm_payment", confirm_payment),
     "refund_payment": ("refund_payment", refund_payment),
@@ -405,8 +436,8 @@ def test_a_write_commits_its_one_activity_row_with_it_and_the_row_is_counted(cas
         performed.outcome,
         "Claude (claude.ai)",
     )
-    user = write.visitor.user.pk if write.visitor.user else None  # None: the declared system actor
-    assert row.event_id == (write.event.pk if write.event else None) and row.user_id == user
+    user_id = write.visitor.user.pk if write.visitor.user else None  # None: the site itself
+    assert row.event_id == (write.event.pk if write.event else None) and row.user_id == user_id
     assert row.counted and _counts_equal_rows()
 
 

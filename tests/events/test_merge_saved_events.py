@@ -1,11 +1,14 @@
-"""merge_saved_events, the use case: a session's saves move to the account signed in to."""
+"""merge_saved_events, the row the sign-in performs: a session's saves move to the account signed in to,
+with its Activity row."""
 
 from __future__ import annotations
 
 import pytest
 
-from events.models import SavedEvent
-from events.services.saves import merge_saved_events
+from core.errors import InvalidInput
+from core.visitors import Visitor
+from events import actions
+from events.models import Activity, SavedEvent
 from tests.factories import EventFactory, SavedEventFactory
 
 from .conftest import version
@@ -13,6 +16,11 @@ from .conftest import version
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 TOKEN = "anon-token-0001"
+
+
+def merge_saved_events(*, token: str, user) -> int:
+    result = actions.call("merge_saved_events", visitor=Visitor(user=user), channel="ui", token=token)
+    return result.merged
 
 
 def saves_of(**owner) -> set[int]:
@@ -54,10 +62,18 @@ def test_a_session_without_saves_merges_nothing(person):
     assert version(person) == 0
 
 
-def test_an_empty_token_touches_nothing(person):
+def test_an_empty_token_is_refused_and_touches_nothing(person):
     orphan = SavedEventFactory(user=None, visitor_token="someone-else")
-    assert merge_saved_events(token="", user=person.user) == 0
+    with pytest.raises(InvalidInput):
+        merge_saved_events(token="", user=person.user)
     assert list(SavedEvent.objects.all()) == [orphan]
+
+
+def test_the_merge_has_its_activity_row_without_the_token(person):
+    SavedEventFactory(user=None, visitor_token=TOKEN, event=EventFactory())
+    merge_saved_events(token=TOKEN, user=person.user)
+    [row] = Activity.objects.filter(action="merge_saved_events")
+    assert (row.mode, row.outcome, row.user_id, row.visitor_token) == ("ui", "OK", person.user.pk, "")
 
 
 def test_other_sessions_and_accounts_are_left_alone(person, stranger):

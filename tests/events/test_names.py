@@ -4,6 +4,8 @@ share it."""
 from __future__ import annotations
 
 import pytest
+from django_webmcp.registry import registry
+from django_webmcp.routing import url_parameter_sets
 
 from core.visitors import Visitor
 from events import actions
@@ -11,8 +13,6 @@ from events.actions import ACTIONS
 from events.choices import StaffRole
 from events.models import Activity, EventStaff, Registration
 from tests.factories import EventFactory, RegistrationFactory, UserFactory, paid_event
-from webmcp.registry import registry
-from webmcp.routing import url_parameter_sets
 
 pytestmark = pytest.mark.integration
 

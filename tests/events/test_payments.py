@@ -451,7 +451,7 @@ def test_a_reminder_goes_out_before_the_deadline_and_the_sweep_expires_after_it(
     rows = list(
         Activity.objects.filter(action="expire_payments").values_list("mode", "outcome", "user", "client")
     )
-    assert rows == [("admin", "OK", None, "payment sweep")]
+    assert rows == [("system", "OK", None, "payment sweep")]
 
 
 def test_the_sweep_is_a_fixed_number_of_statements_whatever_the_batch(django_assert_max_num_queries):

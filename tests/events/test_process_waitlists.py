@@ -13,10 +13,10 @@ from django.core import mail
 from django.utils import timezone
 
 from core.visitors import Visitor
-from events import actions, selectors
+from events import actions, selectors, tasks
 from events.choices import NotificationKind, RegistrationStatus, WaitlistStatus
 from events.errors import EventFull
-from events.models import Event, Notification, Registration, WaitlistEntry
+from events.models import Activity, Event, Notification, Registration, WaitlistEntry
 from events.services import registrations, waitlist
 from tests.factories import EventFactory, UserFactory
 from tests.tasks import run_tasks
@@ -98,8 +98,8 @@ def test_an_expired_offer_ends_the_entry_and_goes_to_the_next_person(queue):
     event, holders, waiting = queue
     call(registrations.cancel_registration, holders[0], event)
     expires_at = WaitlistEntry.objects.get(user=waiting[0].user).expires_at
-    assert waitlist.process_waitlists(now=expires_at - timedelta(seconds=1)) == 0
-    assert waitlist.process_waitlists(now=expires_at) == 1
+    assert tasks.offer_due_seats(now=expires_at - timedelta(seconds=1)) == 0
+    assert tasks.offer_due_seats(now=expires_at) == 1
     assert status_of(waiting[0]) == WaitlistStatus.EXPIRED
     assert status_of(waiting[1]) == WaitlistStatus.OFFERED
     run_tasks()
@@ -122,7 +122,7 @@ def test_each_offer_queues_its_own_expiry_task(queue):
 def test_raising_capacity_offers_every_new_seat_in_order(queue):
     event, _, waiting = queue
     Event.objects.filter(pk=event.pk).update(capacity=4)
-    assert waitlist.process_waitlists(event_pks=[event.pk]) == 2
+    assert tasks.offer_due_seats(event_pks=[event.pk]) == 2
     assert [status_of(v) for v in waiting] == [WaitlistStatus.OFFERED] * 2 + [WaitlistStatus.WAITING]
 
 
@@ -173,7 +173,7 @@ def test_cancelling_the_event_closes_the_list_and_tells_everyone(queue, organise
 def test_waiting_people_of_an_unlimited_event_are_all_offered(queue):
     event, _, waiting = queue
     Event.objects.filter(pk=event.pk).update(capacity=None)
-    assert waitlist.process_waitlists(event_pks=[event.pk]) == 3
+    assert tasks.offer_due_seats(event_pks=[event.pk]) == 3
     assert {status_of(v) for v in waiting} == {WaitlistStatus.OFFERED}
 
 
@@ -185,3 +185,36 @@ def test_the_offer_email_says_until_when(queue, settings):
     [offer] = [m for m in mail.outbox if m.to == [waiting[0].user.email]]
     assert event.title in offer.subject
     assert f"/events/{event.public_id}/" in offer.body
+
+
+def test_the_sweep_performs_its_work_as_the_site_with_an_activity_row_per_event(queue):
+    """The worker's sweep is the declared system actor: each event it serves is one `offer_free_seats`
+    row, channel `system`, its task as the client; an event with nothing to do costs no row."""
+    event, holders, waiting = queue
+    quiet = EventFactory(capacity=1)
+    call(registrations.register_event, Visitor(user=UserFactory()), quiet)
+    call(waitlist.join_waitlist, Visitor(user=UserFactory()), quiet)  # waits, but nothing is free
+    call(registrations.cancel_registration, holders[0], event)
+    expires_at = WaitlistEntry.objects.get(user=waiting[0].user).expires_at
+    since = Activity.objects.order_by("-pk").values_list("pk", flat=True).first()
+    assert tasks.offer_due_seats(now=expires_at, client="sweep_waitlists") == 1
+    [row] = Activity.objects.filter(pk__gt=since)
+    assert (row.action, row.mode, row.outcome, row.client) == (
+        "offer_free_seats",
+        "system",
+        "OK",
+        "sweep_waitlists",
+    )
+    assert (row.event_id, row.user_id) == (event.pk, None)
+    assert tasks.offer_due_seats(now=expires_at) == 0  # nothing due any more: no row
+    assert Activity.objects.filter(pk__gt=since).count() == 1
+
+
+def test_the_expiry_task_performs_the_row_for_its_event(queue):
+    event, holders, waiting = queue
+    call(registrations.cancel_registration, holders[0], event)
+    WaitlistEntry.objects.filter(status=WaitlistStatus.OFFERED).update(expires_at=timezone.now())
+    tasks.process_waitlist.call(event.pk)
+    assert status_of(waiting[0]) == WaitlistStatus.EXPIRED
+    row = Activity.objects.filter(action="offer_free_seats").get()
+    assert (row.mode, row.client, row.event_id) == ("system", "process_waitlist", event.pk)

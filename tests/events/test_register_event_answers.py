@@ -79,6 +79,7 @@ def test_an_event_without_questions_registers_as_before_and_refuses_any_answer(p
     with pytest.raises(AnswersInvalid) as caught:
         register(person, event, answers={"diet": "none"})
     assert caught.value.extra["validIdentifiers"] == []
+    assert caught.value.extra["nextAction"] == "This event asks no questions: call again without answers."
     assert register(person, event).registration.answers == {}
 
 

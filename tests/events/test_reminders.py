@@ -19,11 +19,12 @@ from django.utils import timezone, translation
 from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Preferences
+from core.errors import DomainError
 from core.visitors import Mode, Visitor
 from events import actions
 from events.choices import EventStatus, NotificationKind, NotificationStatus
 from events.mail.messages import reminders_on, unsubscribe_token, unsubscribed_user_id
-from events.models import Event, Notification
+from events.models import Activity, Event, Notification
 from events.tasks import queue_due_reminders, send_reminders
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 from tests.tasks import run_tasks
@@ -117,6 +118,30 @@ def test_only_confirmed_registrations_of_published_events_starting_within_the_ho
     assert queued == 2
     assert sorted(message.to[0] for message in reminders()) == sorted([user.email, other_user.email])
     assert {row.event_id for row in Notification.objects.filter(kind=NotificationKind.REMINDER)} == {soon.pk}
+
+
+def test_each_event_s_reminders_are_one_row_of_the_site_acting_on_its_own(user, other_user, soon):
+    """The run performs `send_reminders` as the declared system actor, once per event with reminders
+    due (an Activity row each, channel `system`); a run with nothing due writes no row."""
+    register(user, soon)
+    register(other_user, soon)
+    with due(soon):
+        queue_due_reminders(now=timezone.now())
+        run_tasks()  # the reminders' rows are written by the outbox
+        queue_due_reminders(now=timezone.now())  # nothing new: no row
+    [row] = Activity.objects.filter(action="send_reminders")
+    assert (row.mode, row.outcome, row.client, row.event_id, row.user_id) == (
+        "system",
+        "OK",
+        "send_reminders",
+        soon.pk,
+        None,
+    )
+
+
+def test_only_the_site_may_send_reminders(user, soon):
+    with pytest.raises(DomainError):
+        actions.call("send_reminders", visitor=Visitor(user=user), channel=Mode.API, event_id=soon.public_id)
 
 
 def test_no_reminder_when_the_person_cancels_before_it_goes_out(user, soon):

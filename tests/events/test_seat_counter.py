@@ -17,11 +17,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from core.visitors import Visitor
-from events import actions, tickets
+from events import actions, tasks, tickets
 from events.choices import RegistrationStatus, WaitlistStatus
 from events.errors import EventFull
 from events.models import Event, Registration, WaitlistEntry
-from events.services import ledger, payments, registrations, waitlist
+from events.services import ledger, payments, registrations
 from tests.factories import EventFactory, UserFactory
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
@@ -72,7 +72,7 @@ def test_the_counter_equals_the_rows_after_every_kind_of_seat_change(organiser):
     assert status_of(fourth, event) == WaitlistStatus.OFFERED
     assert_counted(event, 2)
     later = timezone.now() + timedelta(hours=event.offer_hours + 1)
-    waitlist.process_waitlists(event_pks=[event.pk], now=later)  # expired: held for the next one
+    tasks.offer_due_seats(event_pks=[event.pk], now=later)  # expired: held for the next one
     assert (status_of(fourth, event), status_of(fifth, event)) == (
         WaitlistStatus.EXPIRED,
         WaitlistStatus.OFFERED,

@@ -69,6 +69,7 @@ OPERATION_IDS = [
     "report_payment",
     "confirm_payment",
     "refund_payment",
+    "update_staff_answers",
 ]
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django_webmcp.registry import registry
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
@@ -20,7 +21,6 @@ from accounts.tokens import create_access_token
 from tests.factories import UserFactory
 from tests.fuzz.conftest import write_snapshot
 from tests.fuzz.test_tool_inputs import any_value, event_ids, extra_keys, search_input
-from webmcp.registry import registry
 
 pytestmark = pytest.mark.fuzz
 

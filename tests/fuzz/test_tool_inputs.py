@@ -20,6 +20,8 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 import pytest
+from django_webmcp.registry import registry
+from django_webmcp.routing import url_template
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
@@ -28,8 +30,6 @@ from events.models import PUBLIC_ID_PATTERN, Activity
 from tests.api.conftest import ApiClient
 from tests.factories import UserFactory
 from tests.fuzz.conftest import write_snapshot
-from webmcp.registry import registry
-from webmcp.routing import url_template
 
 pytestmark = pytest.mark.fuzz
 

@@ -11,10 +11,10 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
+from django_webmcp.registry import registry
+from django_webmcp.routing import url_template
 
 from tests.factories import EventFactory
-from webmcp.registry import registry
-from webmcp.routing import url_template
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 

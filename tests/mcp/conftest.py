@@ -11,8 +11,7 @@ import httpx2
 import mcp.types as types
 import pytest
 from django.core.cache import cache
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
+from django_webmcp.testing.mcp import mcp_client
 
 from accounts.tokens import create_access_token
 
@@ -33,12 +32,8 @@ async def connect(
     mode: str = "legacy",
     elicitation: Callable[[Any, Any], Awaitable[types.ElicitResult]] | None = None,
 ):
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=120))
-    options: dict[str, Any] = {"mode": mode}
-    if elicitation is not None:
-        options["elicitation_callback"] = elicitation
-    async with http, Client(streamable_http_client(url, http_client=http), **options) as client:
+    """The SDK's client on `url`: django-webmcp's test client (`mcp_client`), over real HTTP here."""
+    async with mcp_client(url, token=token, mode=mode, elicitation=elicitation) as client:
         yield client
 
 

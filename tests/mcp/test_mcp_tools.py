@@ -392,8 +392,7 @@ def test_a_request_state_is_spent_by_its_answer_and_bound_to_its_arguments(mcp_u
 
 def test_request_states_made_up_altered_expired_or_for_another_caller_are_refused():
     import time_machine
-
-    from webmcp.mcp import seal_request_state, spend_request_state
+    from django_webmcp.mcp import seal_request_state, spend_request_state
 
     call = {"principal": "user:1:v3", "tool": "register_event", "arguments": {"event_id": "evt-x"}}
     reason = lambda state, **changed: (spend_request_state(state, **{**call, **changed}) or {}).get("reason")  # noqa: E731

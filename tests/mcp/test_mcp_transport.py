@@ -10,11 +10,11 @@ from urllib.parse import urlsplit
 import pytest
 from django.core.cache import cache
 from django.test import Client
+from django_webmcp.mcp import build_server
 
 from accounts.tokens import create_access_token
 from events.models import SavedEvent
 from tests.factories import EventFactory
-from webmcp.mcp import build_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 

@@ -7,9 +7,8 @@ import json
 
 import pytest
 from django.test import Client
-
-from webmcp.mcp import CONFIRMATION_PARAM
-from webmcp.registry import registry
+from django_webmcp.mcp import CONFIRMATION_PARAM
+from django_webmcp.registry import registry
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 from django.urls import URLPattern
+from django_webmcp.registry import registry
+from django_webmcp.responses import tool_or_page
 
 from events import urls
 from events.models import Activity, SavedEvent
 from events.web import views
 from tests.factories import SavedEventFactory
-from webmcp.registry import registry
-from webmcp.responses import tool_or_page
 
 pytestmark = pytest.mark.integration
 

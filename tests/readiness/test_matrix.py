@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 from django.utils import timezone, translation
+from django_webmcp.mcp import mcp_tools
 
 from core.visitors import Visitor
 from events import actions
@@ -16,7 +17,6 @@ from events.models import EventStaff
 from readiness.matrix import page_kinds
 from tests.factories import EventFactory, RegistrationFactory, UserFactory
 from tests.pages.conftest import manifest_in
-from webmcp.mcp import mcp_tools
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django_webmcp.registry import Binding, Exposure, Registry, ToolContext, ToolDeclaration
 from rest_framework import serializers
-
-from webmcp.registry import Binding, Exposure, Registry, ToolContext, ToolDeclaration
 
 LIST, DETAIL = "event-list", "event-detail"
 

@@ -9,8 +9,7 @@ from typing import Any
 from django.http import HttpRequest
 from django.test import RequestFactory
 from django.urls import resolve
-
-from webmcp.registry import ToolContext
+from django_webmcp.registry import ToolContext
 
 
 def page_request(path: str) -> HttpRequest:

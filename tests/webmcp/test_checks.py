@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 from django.core import checks
+from django_webmcp import registry as registry_module
+from django_webmcp.checks import check_registry
+from django_webmcp.registry import Binding, Exposure, Registry, ToolDeclaration
 from rest_framework import serializers
 
 from tests.webmcp.declarations import DETAIL, LIST, ItemRefInput, build_registry
-from webmcp import registry as registry_module
-from webmcp.checks import check_registry
-from webmcp.registry import Binding, Exposure, Registry, ToolDeclaration
 
 pytestmark = pytest.mark.unit
 

@@ -1,12 +1,11 @@
-"""The site's one same-site check (`webmcp.http`): what a sign-in's `next`, a page's Referer and a tool
+"""The site's one same-site check (`django_webmcp.http`): what a sign-in's `next`, a page's Referer and a tool
 call's calling page may point at."""
 
 from __future__ import annotations
 
 import pytest
 from django.test import RequestFactory
-
-from webmcp.http import is_same_site, same_site_path
+from django_webmcp.http import is_same_site, same_site_path
 
 pytestmark = pytest.mark.unit
 

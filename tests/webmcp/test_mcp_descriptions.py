@@ -1,10 +1,10 @@
-"""`tools/list` answers descriptions made once per process (webmcp/mcp.py keeps them), yet never stale:
+"""`tools/list` answers descriptions made once per process (django_webmcp/mcp.py keeps them), yet never stale:
 other declarations (another registry) get descriptions of their own."""
 
 import pytest
+from django_webmcp import mcp
 
 from tests.webmcp.declarations import build_registry
-from webmcp import mcp
 
 pytestmark = pytest.mark.unit
 

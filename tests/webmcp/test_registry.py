@@ -13,11 +13,8 @@ from django.conf import settings
 from django.urls import NoReverseMatch
 from django.utils import translation
 from django.utils.translation import gettext_lazy
-
-from tests.webmcp.declarations import DETAIL, LIST, ItemSearchInputV2, build_registry, tool
-from tests.webmcp.helpers import page_context
-from webmcp import registry as registry_module
-from webmcp.registry import (
+from django_webmcp import registry as registry_module
+from django_webmcp.registry import (
     AmbiguousExposureError,
     Binding,
     DuplicateToolError,
@@ -27,7 +24,10 @@ from webmcp.registry import (
     catalogue_fingerprint,
     runtime_answers,
 )
-from webmcp.routing import url_template
+from django_webmcp.routing import url_template
+
+from tests.webmcp.declarations import DETAIL, LIST, ItemSearchInputV2, build_registry, tool
+from tests.webmcp.helpers import page_context
 
 pytestmark = pytest.mark.unit
 

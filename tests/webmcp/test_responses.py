@@ -1,4 +1,4 @@
-"""`webmcp.responses`: how a page route reads a tool call and answers it in one response."""
+"""`django_webmcp.responses`: how a page route reads a tool call and answers it in one response."""
 
 from __future__ import annotations
 
@@ -9,10 +9,8 @@ import pytest
 from django.http import HttpResponse, QueryDict
 from django.test import RequestFactory
 from django.utils.cache import patch_vary_headers
-
-from tests.webmcp.helpers import BREAKOUT, Elements
-from webmcp.registry import PAGE_HEADER, RESULT_ELEMENT_ID, TOOL_HEADER
-from webmcp.responses import (
+from django_webmcp.registry import PAGE_HEADER, RESULT_ELEMENT_ID, TOOL_HEADER
+from django_webmcp.responses import (
     MalformedToolInput,
     calling_page,
     tool_call,
@@ -20,6 +18,8 @@ from webmcp.responses import (
     tool_refusal,
     with_tool_result,
 )
+
+from tests.webmcp.helpers import BREAKOUT, Elements
 
 pytestmark = pytest.mark.unit
 

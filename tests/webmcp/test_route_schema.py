@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django_webmcp.registry import Binding, Exposure, Registry, RegistryError, ToolContext, check_route_schema
 
 from tests.webmcp.declarations import DETAIL, tool
 from tests.webmcp.helpers import page_context
-from webmcp.registry import Binding, Exposure, Registry, RegistryError, ToolContext, check_route_schema
 
 pytestmark = pytest.mark.unit
 

@@ -7,10 +7,10 @@ from decimal import Decimal
 
 import pytest
 from django.core.validators import RegexValidator
+from django_webmcp.schema import SchemaGenerationError, empty_object_schema, input_schema
 from rest_framework import serializers
 
 from tests.webmcp.declarations import ItemSearchInput, ItemSearchInputV2
-from webmcp.schema import SchemaGenerationError, empty_object_schema, input_schema
 
 pytestmark = pytest.mark.unit
 

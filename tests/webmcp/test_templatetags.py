@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from django.template import Context, Template
 from django.test import RequestFactory
+from django_webmcp import registry as registry_module
+from django_webmcp.registry import Binding, Exposure, Registry, ToolDeclaration
 
 from tests.webmcp.declarations import LIST, build_registry
 from tests.webmcp.helpers import BREAKOUT, Elements, page_request
-from webmcp import registry as registry_module
-from webmcp.registry import Binding, Exposure, Registry, ToolDeclaration
 
 pytestmark = pytest.mark.unit
 

@@ -7,10 +7,10 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django_webmcp import registry as registry_module
+from django_webmcp.registry import Registry
 
 from tests.webmcp.declarations import build_registry, tool
-from webmcp import registry as registry_module
-from webmcp.registry import Registry
 
 pytestmark = pytest.mark.unit
 
