@@ -574,3 +574,16 @@ def test_the_export_has_the_payment_and_the_reported_digits_and_retention_blanks
     assert (after.reported_last5, after.reported_paid_on, after.paid_amount) == ("", None, 600)
     row = BankStatementRow.objects.get(checksum="retained")
     assert (row.payer, row.account_last5, row.amount, row.state) == ("", "", 600, "matched")
+
+
+def test_the_searchs_free_means_every_type_is_free():
+    from events.selectors import search_events
+
+    all_free = paid_event(public_id="evt-all-free", prices={"student": 0, "regular": 0})
+    mixed = paid_event(public_id="evt-mixed", prices={"student": 0, "regular": 800})
+    paid = paid_event(public_id="evt-paid-only", prices={"early": 600, "regular": 1200})
+    free_ids = {e.public_id for e in search_events(visitor=Visitor(), price="free").events}
+    paid_ids = {e.public_id for e in search_events(visitor=Visitor(), price="paid").events}
+    assert all_free.public_id in free_ids and all_free.public_id not in paid_ids
+    assert {mixed.public_id, paid.public_id} <= paid_ids and not {mixed.public_id, paid.public_id} & free_ids
+    assert Event.objects.get(pk=paid.pk).price_amount == 600  # the lowest: "from TWD 600"
