@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 
 import pytest
 from django.core.management import call_command
@@ -110,7 +111,26 @@ def test_free_needs_the_account_waiting_and_a_seeded_seat():
     assert seats(FULL) == SEEDED
 
 
-def test_the_command_line_prints_one_json_line_or_fails(capsys):
+@pytest.fixture
+def logging_kept():
+    """`main` sets Django up as `python -m evals.seats` must, which configures logging again: the
+    console handler would write, for the rest of the run, to this test's captured standard error,
+    closed after it (every later record then failing with a printed traceback). Each logger keeps
+    the handlers it had."""
+    loggers = [logging.root, *(logger for logger in logging.root.manager.loggerDict.values())]
+    kept = [
+        (logger, logger.handlers[:], logger.filters[:], logger.level, logger.propagate, logger.disabled)
+        for logger in loggers
+        if isinstance(logger, logging.Logger)
+    ]
+    yield
+    for logger, handlers, filters, level, propagate, disabled in kept:
+        logger.handlers[:], logger.filters[:] = handlers, filters
+        logger.propagate, logger.disabled = propagate, disabled
+        logger.setLevel(level)
+
+
+def test_the_command_line_prints_one_json_line_or_fails(logging_kept, capsys):
     assert main(["reset", FULL]) == 0
     assert '"seats": {"capacity": 2' in capsys.readouterr().out
     assert main(["free", FULL, "eval-nobody"]) == 1
