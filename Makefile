@@ -123,8 +123,11 @@ FAST = not (browser or judges or fuzz or faults or slow)
 # Folders with no test of the quick loop are not even collected: importing them (Playwright,
 # schemathesis) cost each worker seconds. tests/test_kinds.py keeps them so.
 FAST_SKIPS = --ignore=tests/browser --ignore=tests/fuzz
+# Nor is schemathesis's pytest plugin loaded: only tests/fuzz uses it, and importing it cost each of the
+# three processes (the controller and the two workers) most of a second before the first test.
+FAST_PLUGINS = -p no:schemathesis
 test-fast: messages nginx
-	$(call PYTEST,$(XDIST) -m "$(FAST)" $(FAST_SKIPS) $(PYTEST_ARGS))
+	$(call PYTEST,$(XDIST) -m "$(FAST)" $(FAST_SKIPS) $(FAST_PLUGINS) $(PYTEST_ARGS))
 
 # Known vulnerabilities of the locked dependencies (PyPI's advisories, npm audit); see harness/audit.py.
 audit: install

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from types import ModuleType
@@ -51,3 +52,17 @@ def test_the_folders_test_fast_does_not_collect_hold_no_quick_test():
     assert "add_marker(pytest.mark.browser)" in (root / "browser" / "conftest.py").read_text(encoding="utf-8")
     for path in (root / "fuzz").glob("test_*.py"):
         assert "pytest.mark.fuzz" in path.read_text(encoding="utf-8"), path.name
+
+
+def test_only_the_fuzzers_use_the_schemathesis_plugin_test_fast_leaves_out():
+    """`make test-fast` loads no schemathesis plugin (FAST_PLUGINS in the Makefile): only the files of
+    tests/fuzz, which it does not collect, may use schemathesis."""
+    root = Path(__file__).resolve().parent
+    assert "FAST_PLUGINS = -p no:schemathesis" in (root.parent / "Makefile").read_text(encoding="utf-8")
+    imports = re.compile(r"^\s*(?:import|from) schemathesis\b", re.MULTILINE)
+    users = {
+        path.relative_to(root).as_posix()
+        for path in root.rglob("*.py")
+        if imports.search(path.read_text(encoding="utf-8"))
+    }
+    assert users and all(user.startswith("fuzz/") for user in users), sorted(users)
