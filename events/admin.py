@@ -12,6 +12,7 @@ may be filtered on it.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, TypedDict, cast
 
 from django import forms
@@ -1230,12 +1231,15 @@ class BankStatementRowAdmin(EventScopedAdmin, ReadOnlyAdmin):
                     data = bank_row_data(row, source=upload.name, event_id=event_id)
                     performed = _perform(request, "apply_bank_row", data)
                     rows.append(_imported(row, performed))
-                states = sorted({str(row["state"]) for row in rows})
+                # The organiser reads labels, not codes: "Matched: payment confirmed × 1; No match × 1".
+                tally = Counter(
+                    str(row["label"]) if row["state"] != "error" else str(_("Refused")) for row in rows
+                )
                 messages.success(
                     request,
                     ngettext("%(count)d row read.", "%(count)d rows read.", len(rows)) % {"count": len(rows)}
                     + " "
-                    + ", ".join(states),
+                    + "; ".join(f"{label} × {count}" for label, count in sorted(tally.items())),
                 )
         context = {
             **self.admin_site.each_context(request),
