@@ -118,4 +118,3 @@ def _decided(visitor: Visitor, registration_id: int, *, done: str | tuple[str, .
     ):
         raise NotPendingApproval()
     return registration
-

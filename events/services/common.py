@@ -30,9 +30,7 @@ def bump_state_version(*, visitor: Visitor) -> int:
         return cursor.fetchone()[0]
 
 
-def tell_person(
-    registration: Registration, kind: NotificationKind, *, visitor: Visitor | None = None
-) -> int:
+def tell_person(registration: Registration, kind: NotificationKind, *, visitor: Visitor | None = None) -> int:
     """Tell the registration's person of its change by e-mail, through the outbox: their stateVersion
     rises (this is a real change) and the mail's cause names the registration at that version, so the
     same change is mailed once however often the work runs. Returns the new version."""

@@ -258,7 +258,6 @@ def _seat_free_for(registration: Registration, *, now: datetime) -> bool:
     return not others.exclude(pk=registration.pk).exists()
 
 
-
 # ── the person's report of their transfer ────────────────────────────────────────────────────
 
 
