@@ -122,7 +122,9 @@ def test_every_tool_answers_what_its_output_schema_says(catalogue, token_for):
 
 def test_a_tools_output_schema_is_its_rows_output_serializer(catalogue, token_for):
     """One description in one place: the tool's outputSchema has every field the action row's output
-    serializer (REST's body) renders, and the envelope's `ok` (required) and `stateVersion`."""
+    serializer (REST's body) renders, and the envelope's `ok` (required) and `stateVersion`, typed as
+    the envelope types them: a refusal carries them too (a null stateVersion), and the TypeScript SDK's
+    client validates refusals against the schema as well."""
     session = Session(token_for(catalogue["alice"], scopes=EVERY_SCOPE))
     session.calls()
     for name, tool in session.tools.items():
@@ -130,4 +132,6 @@ def test_a_tools_output_schema_is_its_rows_output_serializer(catalogue, token_fo
         assert schema is not None, name
         assert set(ACTIONS[name].output().fields) <= set(schema["properties"]), name
         assert schema["required"] == ["ok"] and schema["properties"]["ok"] == {"type": "boolean"}, name
-        assert schema["properties"]["stateVersion"] == {"type": "integer"}, name
+        assert schema["properties"]["stateVersion"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}, (
+            name
+        )

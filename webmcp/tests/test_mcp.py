@@ -28,6 +28,11 @@ def test_tools_list_is_the_declarations_seen_by_an_anonymous_caller(webmcp_mcp_c
     # Every answer carries `ok`: a declared output keeps the envelope's one required key.
     assert all(tool.output_schema["required"] == ["ok"] for tool in tools.values())
     assert tools["lookup_item"].output_schema["properties"]["price"] == {"type": "string"}
+    # The envelope's keys keep the envelope's types, which a refusal's values fit (a null stateVersion).
+    assert all(
+        tool.output_schema["properties"]["stateVersion"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+        for tool in tools.values()
+    )
 
 
 def test_a_token_with_the_scope_sees_and_calls_the_write_after_confirming(webmcp_mcp_client):

@@ -181,15 +181,17 @@ def mcp_tool(declaration: ToolDeclaration) -> types.Tool:
 def mcp_output_schema(declaration: ToolDeclaration) -> dict[str, Any]:
     """The tool's own output schema (its output serializer) when it declares one, with the envelope's
     properties and its one required key, `ok` (every answer carries it); else the envelope's
-    (`OUTPUT_SCHEMA`). It describes a successful answer: a refusal is `isError`, which MCP does not
-    hold to the schema."""
+    (`OUTPUT_SCHEMA`). The envelope's keys keep the envelope's types (a declared description stays):
+    a refusal carries them too (`ok: false`, a `stateVersion` that may be null), and the TypeScript
+    SDK's client (the MCP Inspector's, 1.32) validates every `structuredContent` against the schema,
+    an `isError` result's included, so a narrower declared type made it reject the refusal itself."""
     declared = declaration.output_schema()
     if declared is None:
         return OUTPUT_SCHEMA
     properties = dict(declared.get("properties", {}))
     for name, envelope in OUTPUT_SCHEMA["properties"].items():
-        if not properties.get(name):  # absent, or `{}` (any value): the envelope says more
-            properties[name] = envelope
+        description = (properties.get(name) or {}).get("description")
+        properties[name] = {**envelope, "description": description} if description else envelope
     required = list(declared.get("required", []))
     required += [name for name in OUTPUT_SCHEMA["required"] if name not in required]
     return {**declared, "type": "object", "properties": properties, "required": required}
