@@ -6,6 +6,7 @@
     python -m bench.tasks waitlist-race
     python -m bench.tasks populate --events 0 --activity 1000000 --eval-runs 12
     python -m bench.tasks dashboard --requests 20
+    python -m bench.tasks overdue-payments --events 40 --seats 5
 
 The database is the one in DATABASE_URL (run.py points it at a bench database, never the project's).
 Each command prints one JSON object on its last line of output; run.py reads that line.
@@ -40,10 +41,19 @@ from django.utils import timezone  # noqa: E402
 
 from bench.figures.scale import PLANTED_WORDS, RARE_COUNT  # noqa: E402
 from bench.sessions import signed_in_session  # noqa: E402
-from events import demo_data  # noqa: E402
+from core.visitors import Visitor  # noqa: E402
+from events import actions, demo_data  # noqa: E402
 from events.activity import recount  # noqa: E402
 from events.choices import EventStatus, Level, Location, Price, RegistrationStatus  # noqa: E402
-from events.models import Activity, ActivityCount, Event, Registration, SavedEvent  # noqa: E402
+from events.models import (  # noqa: E402
+    Activity,
+    ActivityCount,
+    Event,
+    Registration,
+    SavedEvent,
+    TicketType,
+    WaitlistEntry,
+)
 from events.services.ledger import recount_seats  # noqa: E402
 
 User = get_user_model()
@@ -538,6 +548,53 @@ def waitlist_race(args: argparse.Namespace) -> dict[str, Any]:
     return race.run(capacity=50, waiting=100, cancellations=30, outsiders=20)
 
 
+# ---- the payment sweep's fault run --------------------------------------------------------------
+
+SWEEP_PREFIX = "evt-sweep-"
+
+
+def overdue_payments(args: argparse.Namespace) -> dict[str, Any]:
+    """What `bench.faults --faults payment-sweep` kills the sweep in the middle of: `--events` paid
+    events of `--seats` seats, each seat held by a registration waiting for its bank transfer, and
+    `--seats` + 1 people on each waiting list. Registrations and waiting lists go through their action
+    rows, as people make them; then their deadline is moved into the past (the clock, not a row)."""
+    per_event = 2 * args.seats + 1
+    User.objects.bulk_create(
+        User(username=f"sweep-user-{n}", email=f"sweep-user-{n}@example.com", password="!")
+        for n in range(args.events * per_event)
+    )
+    people = iter(Visitor(user=user) for user in User.objects.filter(username__startswith="sweep-user-"))
+    starts_at = (timezone.now() + timedelta(days=20)).replace(minute=0, second=0, microsecond=0)
+    for n in range(args.events):
+        event = Event.objects.create(
+            public_id=f"{SWEEP_PREFIX}{n}",
+            title=f"Payment sweep #{n}",
+            summary="A paid event whose held seats were never paid for.",
+            starts_at=starts_at + timedelta(hours=n),
+            ends_at=starts_at + timedelta(hours=n + 2),
+            location=Location.TAIPEI,
+            level=Level.BEGINNER,
+            price=Price.PAID,
+            price_amount=600,
+            currency="TWD",
+            capacity=args.seats,
+            status=EventStatus.PUBLISHED,
+        )
+        TicketType.objects.create(
+            event=event, identifier="regular", name_en="Regular", name_zh_hant="一般", price=600
+        )
+        for _ in range(args.seats):
+            actions.call("register_event", visitor=next(people), channel="api", event_id=event.public_id)
+        for _ in range(args.seats + 1):
+            actions.call("join_waitlist", visitor=next(people), channel="api", event_id=event.public_id)
+    ours = Registration.objects.filter(event__public_id__startswith=SWEEP_PREFIX)
+    overdue = ours.filter(status=RegistrationStatus.PENDING_PAYMENT).update(
+        payment_due_at=timezone.now() - timedelta(hours=1)
+    )
+    waiting = WaitlistEntry.objects.filter(event__public_id__startswith=SWEEP_PREFIX).count()
+    return {"events": args.events, "overdue": overdue, "waiting": waiting}
+
+
 # ---- the agent-readiness dashboard -------------------------------------------------------------
 
 DASHBOARD_URL = "/admin/agent-readiness/"
@@ -765,6 +822,7 @@ COMMANDS = {
     "peer-queries": peer_queries,
     "waitlist-race": waitlist_race,
     "dashboard": dashboard,
+    "overdue-payments": overdue_payments,
 }
 
 
@@ -785,6 +843,9 @@ def main(argv: list[str]) -> None:
     fill.add_argument("--peer-capacity", type=int, default=1000)
     fill.add_argument("--activity", type=int, default=0, help="Activity rows over the last 60 days")
     fill.add_argument("--eval-runs", type=int, default=0, help="eval runs (smoke, both paths)")
+    sweep = commands.add_parser("overdue-payments")
+    sweep.add_argument("--events", type=int, required=True)
+    sweep.add_argument("--seats", type=int, required=True)
     commands.add_parser("queries")
     commands.add_parser("waitlist-race")
     commands.add_parser("peer-queries")
