@@ -1,8 +1,9 @@
 """Payments at volume, in-process on a database of their own (`make bench`, figure group "payments").
 
 - The registration write: `POST /api/events/<id>/registration` with three answers and a paid ticket
-  type, by `writes` people in turn (Django's test Client, the whole middleware stack): its median time
-  is what the sweep's time per registration is compared with.
+  type, by `writes` people in turn (Django's test Client, the whole middleware stack), a few between
+  each two batches of the sweep: its median time is what the sweep's time per registration is
+  compared with.
 - The payment sweep (events/sweeps.py, the worker's): `registrations` registrations overdue for their
   transfer on `events` full events, each with more people waiting than it has seats. Swept until
   nothing is overdue, one `expire_payments` batch per call; every registration must be expired and
@@ -52,6 +53,7 @@ from events.choices import (
     WaitlistStatus,
 )
 from events.models import Activity, BankStatementRow, Event, Notification, Registration, WaitlistEntry
+from events.services import payments
 from events.services.ledger import recount_seats
 from events.services.payments import REFERENCE_ALPHABET, REFERENCE_LENGTH
 from events.sweeps import sweep
@@ -90,8 +92,13 @@ def run(*, registrations: int, events: int, bank_small: int, bank_large: int, wr
     per_event = registrations // events
     people = _people(max(2 * per_event + EXTRA_WAITING, BANK_PER_EVENT, writes + 3))
     references = _references(registrations + bank_small + bank_large + WARM_ROWS)
-    write = registration_writes(people[: writes + 3])
-    expiry = expiry_sweep(people, per_event=per_event, events=events, references=references)
+    batches = -(-registrations // payments.EXPIRY_BATCH)
+    writing = RegistrationWrites(people[: writes + 3], per_gap=-(-writes // (batches + 1)))
+    expiry = expiry_sweep(
+        people, per_event=per_event, events=events, references=references, between=writing.some
+    )
+    writing.some()  # the rest, if any
+    write = writing.figure()
     bank = bank_import(people, small=bank_small, large=bank_large, references=references)
     return {
         "vendor": connection.vendor,
@@ -145,42 +152,63 @@ def _event(public_id: str, *, capacity: int | None, questions: int = 0) -> Event
 # ── the registration write ─────────────────────────────────────────────────────────────────────
 
 
-def registration_writes(people: list) -> dict[str, Any]:
-    """Each person registers once for one event (three answers, a paid type), through the REST route;
-    the first three warm up. Every write must answer 201 and hold its seat waiting for its payment."""
-    event = _event("evt-bench-pay-writes", capacity=None, questions=3)
-    url = f"/api/events/{event.public_id}/registration"
-    timings, statements = [], []
-    for n, person in enumerate(people):
-        client = Client()
-        client.force_login(person)
-        body = json.dumps(registration_form.body(3, n))
-        with counted() as (count, took):
-            response = client.post(url, data=body, content_type="application/json")
-        if response.status_code != 201:
-            raise AssertionError(
-                f"the registration answered {response.status_code}: {response.content[:300]!r}"
-            )
-        if n >= 3:
-            timings.append(took["ms"])
-            statements.append(count.count)
-    held = Registration.objects.filter(event=event, status=RegistrationStatus.PENDING_PAYMENT).count()
-    return {
-        "writes": len(timings),
-        "median_ms": round(statistics.median(timings), 2),
-        "statements": sorted(set(statements)),
-        "ok": held == len(people),
-    }
+class RegistrationWrites:
+    """Each person registers once for one event (three answers, a paid type) through the REST route,
+    `per_gap` of them at a time between the sweep's batches, so that both are timed in the same
+    moments of a shared machine (the first three warm up). Every write must answer 201 and hold its
+    seat waiting for its payment."""
+
+    def __init__(self, people: list, *, per_gap: int) -> None:
+        self.event = _event("evt-bench-pay-writes", capacity=None, questions=3)
+        self.url = f"/api/events/{self.event.public_id}/registration"
+        self.waiting = list(enumerate(people))
+        self.people, self.per_gap = len(people), per_gap
+        self.timings: list[float] = []
+        self.statements: list[int] = []
+        self._write(3)
+
+    def some(self) -> None:
+        self._write(self.per_gap)
+
+    def _write(self, count: int) -> None:
+        for n, person in self.waiting[:count]:
+            client = Client()
+            client.force_login(person)
+            body = json.dumps(registration_form.body(3, n))
+            with counted() as (statements, took):
+                response = client.post(self.url, data=body, content_type="application/json")
+            if response.status_code != 201:
+                raise AssertionError(
+                    f"the registration answered {response.status_code}: {response.content[:300]!r}"
+                )
+            if n >= 3:
+                self.timings.append(took["ms"])
+                self.statements.append(statements.count)
+        del self.waiting[:count]
+
+    def figure(self) -> dict[str, Any]:
+        self._write(len(self.waiting))
+        held = Registration.objects.filter(
+            event=self.event, status=RegistrationStatus.PENDING_PAYMENT
+        ).count()
+        return {
+            "writes": len(self.timings),
+            "median_ms": round(statistics.median(self.timings), 2),
+            "statements": sorted(set(self.statements)),
+            "ok": held == self.people,
+        }
 
 
 # ── the payment sweep ──────────────────────────────────────────────────────────────────────────
 
 
-def expiry_sweep(people: list, *, per_event: int, events: int, references: Iterator[str]) -> dict[str, Any]:
+def expiry_sweep(
+    people: list, *, per_event: int, events: int, references: Iterator[str], between: Callable[[], None]
+) -> dict[str, Any]:
     """`events` full events of `per_event` seats, each seat held by a registration overdue for its
     transfer, each with `per_event + EXTRA_WAITING` people waiting; then the sweep until it finds
-    nothing overdue. Each event's registrations fall due at one moment, in the events' order, so a
-    batch (`payments.EXPIRY_BATCH`) takes whole events."""
+    nothing overdue (`between` runs after each batch, untimed). Each event's registrations fall due at
+    one moment, in the events' order, so a batch (`payments.EXPIRY_BATCH`) takes whole events."""
     now = timezone.now()
     swept = [_event(f"evt-bench-pay-sweep-{n}", capacity=per_event) for n in range(events)]
     holders, waiters = people[:per_event], people[per_event : 2 * per_event + EXTRA_WAITING]
@@ -234,6 +262,7 @@ def expiry_sweep(people: list, *, per_event: int, events: int, references: Itera
                 "ms": round(took["ms"], 1),
             }
         )
+        between()
     expired = sum(batch["expired"] for batch in batches)
     by_shape: dict[tuple[int, int, int], set[int]] = {}
     for batch in batches:

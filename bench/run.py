@@ -1,6 +1,6 @@
 """`make bench`: measure, print the table, write `bench/results/<UTC timestamp>.json`.
 
-    .venv/bin/python -m bench.run            # the figures of docs/performance.md (about 7 minutes)
+    .venv/bin/python -m bench.run            # the figures of docs/performance.md (about 10 minutes)
     .venv/bin/python -m bench.run --quick    # small data, short slices: checks that the bench works
     .venv/bin/python -m bench.run --sqlite   # force the SQLite fallback
 
