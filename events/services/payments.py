@@ -55,11 +55,10 @@ from ..errors import (
     PaymentNotRefundable,
     RefundAmountInvalid,
 )
-from ..mail import outbox
 from ..models import BankStatementRow, Event, Registration, WaitlistEntry
 from ..selectors import staff_facts, state_version
 from ..tickets import TicketTypeSpec
-from .common import bump_state_version, bump_state_versions, public_event
+from .common import bump_state_version, bump_state_versions, public_event, tell_person
 from .door import new_ticket
 from .ledger import locked_facts, process_queue, recount_event, recount_seats
 
@@ -243,7 +242,7 @@ def confirm_locked(registration: Registration, *, via: str, now: datetime) -> st
     registration.save(update_fields=fields)
     if outcome == "LATE_CONFIRMED":
         recount_event(registration.event)
-    _tell(registration, NotificationKind.PAYMENT_CONFIRMED)
+    tell_person(registration, NotificationKind.PAYMENT_CONFIRMED)
     return outcome
 
 
@@ -257,18 +256,6 @@ def _seat_free_for(registration: Registration, *, now: datetime) -> bool:
         return False
     others = Registration.objects.filter(user=registration.user_id, event=event, status__in=HOLDING_SEAT)
     return not others.exclude(pk=registration.pk).exists()
-
-
-def _tell(registration: Registration, kind: NotificationKind) -> int:
-    version = bump_state_version(visitor=Visitor(user=registration.user))
-    outbox.notify(
-        kind,
-        user=registration.user,
-        event=registration.event,
-        cause=f"registration-{registration.pk}-v{version}",
-        registration=registration,
-    )
-    return version
 
 
 # ── the person's report of their transfer ────────────────────────────────────────────────────

@@ -25,6 +25,8 @@ def test_tools_list_is_the_declarations_seen_by_an_anonymous_caller(webmcp_mcp_c
     assert get_item.meta["untrustedContentHint"] is True
     assert get_item.output_schema["properties"]["name"] == {"type": "string"}
     assert set(get_item.output_schema["properties"]) >= {"ok", "stateVersion"}
+    # Every answer carries `ok`: a declared output keeps the envelope's one required key.
+    assert all(tool.output_schema["required"] == ["ok"] for tool in tools.values())
     assert tools["lookup_item"].output_schema["properties"]["price"] == {"type": "string"}
 
 

@@ -180,7 +180,9 @@ def mcp_tool(declaration: ToolDeclaration) -> types.Tool:
 
 def mcp_output_schema(declaration: ToolDeclaration) -> dict[str, Any]:
     """The tool's own output schema (its output serializer) when it declares one, with the envelope's
-    `ok` and `stateVersion`; else the envelope's (`OUTPUT_SCHEMA`)."""
+    properties and its one required key, `ok` (every answer carries it); else the envelope's
+    (`OUTPUT_SCHEMA`). It describes a successful answer: a refusal is `isError`, which MCP does not
+    hold to the schema."""
     declared = declaration.output_schema()
     if declared is None:
         return OUTPUT_SCHEMA
@@ -188,7 +190,9 @@ def mcp_output_schema(declaration: ToolDeclaration) -> dict[str, Any]:
     for name, envelope in OUTPUT_SCHEMA["properties"].items():
         if not properties.get(name):  # absent, or `{}` (any value): the envelope says more
             properties[name] = envelope
-    return {**declared, "type": "object", "properties": properties}
+    required = list(declared.get("required", []))
+    required += [name for name in OUTPUT_SCHEMA["required"] if name not in required]
+    return {**declared, "type": "object", "properties": properties, "required": required}
 
 
 def security_schemes(declaration: ToolDeclaration) -> list[dict[str, Any]]:
