@@ -34,6 +34,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.core.management import call_command
@@ -88,7 +89,15 @@ def counted() -> Iterator[tuple[Statements, dict[str, float]]]:
     took["ms"] = (time.perf_counter() - started) * 1000
 
 
-def run(*, registrations: int, events: int, bank_small: int, bank_large: int, writes: int) -> dict[str, Any]:
+def run(
+    *,
+    registrations: int,
+    events: int,
+    bank_small: int,
+    bank_large: int,
+    writes: int,
+    model_reports: Path | None = None,
+) -> dict[str, Any]:
     per_event = registrations // events
     people = _people(max(2 * per_event + EXTRA_WAITING, BANK_PER_EVENT, writes + 3))
     references = _references(registrations + bank_small + bank_large + WARM_ROWS)
@@ -105,7 +114,7 @@ def run(*, registrations: int, events: int, bank_small: int, bank_large: int, wr
         "write": write,
         "expiry": expiry,
         "bank": bank,
-        "model_runs": model_runs(),
+        "model_runs": model_runs(model_reports),
         "per_expired_vs_write": round(expiry["ms_per_expired"] / write["median_ms"], 3),
     }
 
@@ -422,30 +431,31 @@ def _payments_digest() -> str:
 # ── the real model's cost ──────────────────────────────────────────────────────────────────────
 
 
-def model_runs() -> dict[str, Any]:
-    """Tokens per passed case of the latest recorded model run over each path (evals `--record`):
-    what the run's cases spent in all, prompt and completion, ÷ the cases it passed. Empty when no
-    model run is recorded in this database."""
-    from readiness.models import EvalRun
-
-    latest: dict[str, Any] = {}
-    for run in EvalRun.objects.filter(mode="model").order_by("-started_at", "-id"):
-        latest.setdefault(run.via, run)
+def model_runs(reports: Path | None = None) -> dict[str, Any]:
+    """Tokens per passed case of the newest real-model run over each path: what its cases spent in all,
+    prompt and completion, ÷ the cases it passed. Read from the runs' reports (`evals/reports/`, which
+    `make evals-model` writes on this machine and git does not keep), since the bench's databases are
+    made afresh each run and so hold no recorded run. Empty when this machine has no model report."""
+    directory = reports or Path(settings.BASE_DIR) / "evals" / "reports"
+    latest: dict[str, dict[str, Any]] = {}
+    for path in sorted(directory.glob("*-model.json"), reverse=True):  # newest first (UTC stamps)
+        report = json.loads(path.read_text(encoding="utf-8"))
+        if report.get("mode") == "model":
+            latest.setdefault(report["via"], report | {"file": path.name})
     found = {}
-    for via, run in sorted(latest.items()):
-        results = list(run.results.values_list("outcome", "prompt_tokens", "completion_tokens"))
-        passed = sum(1 for outcome, _, _ in results if outcome == "pass")
-        prompt = sum(tokens or 0 for _, tokens, _ in results)
-        completion = sum(tokens or 0 for _, _, tokens in results)
-        counted_cases = sum(1 for _, tokens, _ in results if tokens is not None)
+    for via, report in sorted(latest.items()):
+        passed = report["totals"]["pass"]
+        tokens = report.get("tokens") or {}
+        counted = bool(tokens.get("cases"))
         found[via] = {
-            "model": run.model,
-            "revision": run.revision[:10],
-            "started_at": run.started_at.isoformat(),
-            "cases": len(results),
+            "model": report["model"]["model"],
+            "revision": report["health"]["start"]["revision"][:10],
+            "started_at": report["startedAt"],
+            "file": report["file"],
+            "cases": report["totals"]["total"],
             "passed": passed,
-            "with_tokens": counted_cases,
-            "prompt_per_passed": round(prompt / passed) if passed and counted_cases else None,
-            "completion_per_passed": round(completion / passed) if passed and counted_cases else None,
+            "with_tokens": tokens.get("cases", 0),
+            "prompt_per_passed": round(tokens["prompt"] / passed) if passed and counted else None,
+            "completion_per_passed": round(tokens["completion"] / passed) if passed and counted else None,
         }
     return found

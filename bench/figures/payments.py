@@ -73,9 +73,9 @@ def rows(p: dict) -> list[tuple[str, str, str, str]]:
 
 
 def model_row(runs: dict) -> tuple[str, str, str, str]:
-    label = "real model: tokens per passed case (prompt + completion), latest recorded model run per path"
+    label = "real model: tokens per passed case (prompt + completion), newest model run per path"
     if not runs:
-        return (label, "no model run recorded in the bench's database", "information", "–")
+        return (label, "no model run on this machine (evals/reports/)", "information", "–")
     shown = []
     for via, run in runs.items():
         path = {"webmcp": "WebMCP", "mcp": "MCP"}.get(via, via)

@@ -4,6 +4,7 @@ the sweep, the bank import or the registration write that breaks them fails here
 time is."""
 
 import argparse
+import json
 
 import pytest
 
@@ -12,7 +13,6 @@ from bench.figures import payments as payment_figures
 from bench.tasks import QUESTION_COUNTS, question_queries
 from events.models import WaitlistEntry
 from events.services import payments
-from readiness.models import EvalResult, EvalRun
 from tests.factories import EventFactory
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
@@ -24,8 +24,10 @@ def small_batches(monkeypatch):
     monkeypatch.setitem(payments.expire_payments.inside_transaction.__kwdefaults__, "limit", 10)
 
 
-def test_the_payment_tasks_self_checks_hold_on_a_tiny_run(small_batches):
-    result = payment_runs.run(registrations=20, events=2, bank_small=5, bank_large=12, writes=2)
+def test_the_payment_tasks_self_checks_hold_on_a_tiny_run(small_batches, tmp_path):
+    result = payment_runs.run(
+        registrations=20, events=2, bank_small=5, bank_large=12, writes=2, model_reports=tmp_path
+    )
 
     expiry, bank = result["expiry"], result["bank"]
     assert expiry["expired"] == expiry["offers"] == 20
@@ -39,7 +41,31 @@ def test_the_payment_tasks_self_checks_hold_on_a_tiny_run(small_batches):
     assert result["write"]["ok"] and result["write"]["writes"] == 2
     assert result["model_runs"] == {}
     assert payment_figures.failures(result) == []
-    assert payment_figures.model_row({})[1] == "no model run recorded in the bench's database"
+    assert payment_figures.model_row({})[1] == "no model run on this machine (evals/reports/)"
+
+
+def test_the_model_row_reads_the_newest_model_report_of_each_path(tmp_path):
+    def report(stamp: str, via: str, passed: int, prompt: int, completion: int) -> None:
+        body = {
+            "mode": "model",
+            "via": via,
+            "startedAt": stamp,
+            "model": {"model": "qwen"},
+            "health": {"start": {"revision": "abcdef1234567"}},
+            "totals": {"pass": passed, "total": 4},
+            "tokens": {"prompt": prompt, "completion": completion, "cases": 4},
+        }
+        (tmp_path / f"{stamp}-model.json").write_text(json.dumps(body), encoding="utf-8")
+
+    report("20261201T000000Z", "mcp", 1, 999, 9)
+    report("20261206T000000Z", "mcp", 2, 3000, 40)
+    report("20261206T010000Z", "webmcp", 0, 500, 5)
+    (tmp_path / "20261207T000000Z-smoke.json").write_text("{}", encoding="utf-8")  # not a model run
+    runs = payment_runs.model_runs(tmp_path)
+    assert runs["mcp"]["prompt_per_passed"] == 1500 and runs["mcp"]["completion_per_passed"] == 20
+    assert runs["webmcp"]["prompt_per_passed"] is None  # nothing passed: no per-pass figure
+    row = payment_figures.model_row(runs)[1]
+    assert "MCP 1,500 + 20 (2 of 4 passed; qwen, abcdef1234)" in row and "WebMCP no tokens" in row
 
 
 def test_the_sweeps_check_sees_a_seat_offered_out_of_queue_order(small_batches, monkeypatch):
@@ -66,39 +92,6 @@ def test_the_sweeps_check_sees_a_seat_offered_out_of_queue_order(small_batches, 
     monkeypatch.setattr(payment_runs, "sweep", sweep_then_reorder)
     expiry = payment_runs.run(registrations=20, events=2, bank_small=1, bank_large=1, writes=1)["expiry"]
     assert not expiry["offered_in_queue_order"] and not expiry["ok"]
-
-
-def test_the_model_row_reads_the_latest_model_run_of_each_path():
-    for age, (via, outcomes) in enumerate([("mcp", ["pass", "fail"]), ("mcp", ["pass", "pass"])]):
-        run = EvalRun.objects.create(
-            digest=f"d{age}",
-            mode="model",
-            via=via,
-            model="qwen",
-            revision="abc",
-            started_at=f"2026-12-0{age + 1}T00:00Z",
-        )
-        for n, outcome in enumerate(outcomes):
-            EvalResult.objects.create(
-                run=run, case=f"C-{n}", outcome=outcome, prompt_tokens=1000, completion_tokens=50
-            )
-    EvalRun.objects.create(
-        digest="smoke", mode="smoke", via="webmcp", revision="abc", started_at="2026-12-03T00:00Z"
-    )
-
-    runs = payment_runs.model_runs()
-
-    assert list(runs) == ["mcp"]  # the smoke run has no model and no tokens
-    assert (
-        runs["mcp"]["passed"],
-        runs["mcp"]["prompt_per_passed"],
-        runs["mcp"]["completion_per_passed"],
-    ) == (
-        2,
-        1000,
-        50,
-    )
-    assert "MCP 1,000 + 50 (2 of 2 passed" in payment_figures.model_row(runs)[1]
 
 
 def test_a_registration_writes_statements_are_counted_for_each_number_of_questions(settings):
