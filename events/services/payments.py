@@ -474,10 +474,15 @@ def apply_bank_row(
 
     Once per row, whatever the number of imports: the row's checksum is unique, and it is inserted in
     the transaction that applies it, so a second import of the same row (at once or later) finds it
-    and changes nothing (`ALREADY_IMPORTED`). `event_id` limits the matching to one event (the
-    managers of an event import its statement; a statement of every event is the operator's, the
-    declared system actor's, or a superuser's)."""
+    and changes nothing (`ALREADY_IMPORTED`). A row imported before is looked up by its checksum
+    first, before anything is matched or locked: importing a statement again costs one read per row
+    (a second import racing the first is still caught by the constraint). `event_id` limits the
+    matching to one event (the managers of an event import its statement; a statement of every event
+    is the operator's, the declared system actor's, or a superuser's)."""
     scope = _bank_scope(visitor, event_id)
+    imported = BankStatementRow.objects.select_related("event").filter(checksum=checksum).first()
+    if imported is not None:
+        return BankRowResult(imported, applied=False)
     now = timezone.now()
     decision = _decide(
         scope,
