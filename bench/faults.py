@@ -5,6 +5,7 @@ that was acknowledged is lost.
     .venv/bin/python -m bench.faults --no-record           # the same, no result file (what the test runs)
     .venv/bin/python -m bench.faults --faults outage       # one fault only
     .venv/bin/python -m bench.faults --faults worker-kill  # the killed workers only
+    .venv/bin/python -m bench.faults --faults payment-sweep  # the killed payment sweep only
 
 A fault-injection run, not a benchmark. It makes a throw-away PostgreSQL cluster of its own (`initdb`
 and `pg_ctl` of the newest /usr/lib/postgresql/*/bin, or FAULTS_PG_BIN; as the `postgres` OS user
@@ -30,7 +31,12 @@ idempotent), as a real client would. During the traffic these faults follow, in 
   requests), the oldest first, at least `--kill-every` seconds (0.5) after the previous one's
   replacement appeared and only while another worker is warm too, so one always answers; then traffic
   until every replacement serves. A request on the killed worker loses its connection (dropped) and is
-  sent again; the other worker answers it.
+  sent again; the other worker answers it;
+- `payment-sweep` (bench/sweep_fault.py): overdue paid registrations on events with waiting lists,
+  made before the traffic; `manage.py expire_payments` SIGKILLed while blocked inside its batch's
+  transaction, then run again until nothing is overdue. Checked on the database afterwards: the
+  killed run left nothing, every overdue registration expired once with its Activity row (channel
+  `system`) and told once, each freed seat offered once.
 
 Afterwards, with gunicorn stopped (its graceful stop writes each surviving worker's pending Activity
 rows) and the database up, it checks and exits non-zero on any violation:
@@ -87,6 +93,8 @@ from bench import memory
 from bench.infra import DB_PREFIX, PYTHON, WORKERS, BenchError, Server, last_json_line, log, run
 from bench.load import CSRF
 from bench.session import CONN_MAX_AGE, base_env, write_record
+from bench.sweep_fault import NAME as SWEEP_FAULT
+from bench.sweep_fault import PaymentSweep
 from bench.tables import markdown
 from harness import HarnessError
 from harness.revision import checkout_revision
@@ -97,19 +105,28 @@ DB_NAME = f"{DB_PREFIX}_faults"
 
 @dataclass(frozen=True)
 class WorkerFault:
-    """A fault of the site's own background work (the task worker, `manage.py db_worker`), beside
-    those of the database and of gunicorn: `run` during the traffic (e.g. SIGKILL the worker in the
-    middle of a sweep), `check` afterwards, on the database, its figures and its violations."""
+    """A fault of the site's own background work (the task worker's sweeps, or the command that runs
+    one at once), beside those of the database and of gunicorn: `prepare` fills the database before
+    the traffic, `run` during the traffic (e.g. SIGKILL a sweep in the middle of its batch, then run it
+    again), `check` afterwards, on the database, its figures and its violations, `table` prints them."""
 
-    run: Callable[[Traffic, Cluster, argparse.Namespace], None]
+    prepare: Callable[[dict[str, str], argparse.Namespace], None]
+    run: Callable[[Traffic, Cluster, dict[str, str], argparse.Namespace], None]
     check: Callable[[Cluster], tuple[dict, list[str]]]
+    table: Callable[[dict], str]
 
 
-#: The hook for the faults of the worker's sweeps, by the name `--faults` takes. The payment sweep's
-#: run is the first to come, with payments: a worker killed while it expires unpaid registrations,
-#: then every expired payment's seat given back exactly once, each with its Activity row (channel
-#: `system`: the sweeps perform their rows as the declared system actor, events.actions.system_caller).
-WORKER_FAULTS: dict[str, WorkerFault] = {}
+def _worker_faults() -> dict[str, WorkerFault]:
+    sweep = PaymentSweep(db_name=DB_NAME)
+    return {SWEEP_FAULT: WorkerFault(sweep.prepare, sweep.run, sweep.check, sweep.table)}
+
+
+#: The faults of the worker's sweeps, by the name `--faults` takes: `payment-sweep`
+#: (bench/sweep_fault.py), the payment sweep killed in the middle of its batch and run again, then
+#: every overdue registration expired exactly once and each freed seat offered once, each expiry with
+#: its Activity row (channel `system`: the sweeps perform their rows as the declared system actor,
+#: events.actions.system_caller).
+WORKER_FAULTS: dict[str, WorkerFault] = _worker_faults()
 FAULTS = ("outage", "restart", "idle-restart", "worker-kill", *WORKER_FAULTS)
 TEMPORARY = {"ok": False, "code": "TEMPORARY_FAILURE", "reason": "EVENT_SERVICE_UNAVAILABLE"}
 # Refusals a write may get in this mix without anything being wrong (documented in the API's schema).
@@ -593,7 +610,7 @@ def longest_request(args: argparse.Namespace) -> float:
 
 
 def drive(
-    traffic: Traffic, cluster: Cluster, args: argparse.Namespace, arbiter: int
+    traffic: Traffic, cluster: Cluster, args: argparse.Namespace, arbiter: int, env: dict[str, str]
 ) -> tuple[list[Fault], KillPhase | None]:
     """The timeline: warm traffic, then each fault followed by traffic; the clients stop at the end."""
     clients = [
@@ -610,7 +627,7 @@ def drive(
         time.sleep(args.before)
         for name in args.faults:
             if name in WORKER_FAULTS:  # the worker's sweeps: checked on the database afterwards
-                WORKER_FAULTS[name].run(traffic, cluster, args)
+                WORKER_FAULTS[name].run(traffic, cluster, env, args)
                 time.sleep(args.after)
                 continue
             if name == "worker-kill":  # not a fault of the database: the kills have a record of their own
@@ -912,7 +929,8 @@ def judge(
         if fault.name != "idle-restart" and not any(is_temporary(a) for a in down):
             violations.append(f"{fault.name}: no request saw the fault (no 503 while the database was away)")
     disrupted = min([fault.down_at for fault in faults] + ([phase.started] if phase else []), default=None)
-    before = [a for a in answers if disrupted is not None and a.done < disrupted and answered_2xx(a)]
+    # Only the worker's faults (they leave the served traffic alone): every 2xx of the run counts.
+    before = [a for a in answers if (disrupted is None or a.done < disrupted) and answered_2xx(a)]
     if not before:
         violations.append("no 2xx before the first fault: the run proves nothing")
     kills = judge_kills(verdict, violations) if phase is not None else None
@@ -1135,6 +1153,8 @@ def tables(result: dict) -> str:
     text = f"{faults_table}\n\n{markdown(summary, ('check', 'figure', 'detail'))}"
     if result["kills"]:
         text += f"\n\n{kills_table(result['kills'], workers)}"
+    for name, figures in result.get("worker_faults", {}).items():
+        text += f"\n\n{WORKER_FAULTS[name].table(figures)}"
     return text
 
 
@@ -1230,6 +1250,8 @@ def prepare(cluster: Cluster, env: dict[str, str], workdir: Path, args: argparse
         "bench.tasks populate",
     )
     log(f"filled: {filled['events']} events, {args.users} signed-in users")
+    for name in (name for name in args.faults if name in WORKER_FAULTS):
+        WORKER_FAULTS[name].prepare(env, args)
     return json.loads(sessions_file.read_text())
 
 
@@ -1267,7 +1289,7 @@ def measure(args: argparse.Namespace, state: dict) -> dict:
         f"traffic: {args.clients} clients, {args.before:g} s, then {', '.join(args.faults)} "
         f"({args.after:g} s of traffic after each)"
     )
-    faults, phase = drive(traffic, cluster, args, master)
+    faults, phase = drive(traffic, cluster, args, master, env)
     workers_after = memory.children(master)
     alive = server.process.poll() is None
     logged = _log_lines(server)[logged_before:]
@@ -1381,6 +1403,18 @@ def main(argv: list[str]) -> int:
         default=CONN_MAX_AGE,
         help=f"DB_CONN_MAX_AGE (default {CONN_MAX_AGE}, the bench's)",
     )
+    parser.add_argument(
+        "--sweep-events",
+        type=int,
+        default=40,
+        help="payment-sweep: paid events with waiting lists (default 40)",
+    )
+    parser.add_argument(
+        "--sweep-seats",
+        type=int,
+        default=5,
+        help="payment-sweep: overdue registrations per event (default 5)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-record", action="store_true", help="write no bench/results/faults-*.json")
     parser.add_argument("--keep", action="store_true", help="keep the logs also after a run that passed")
@@ -1393,6 +1427,8 @@ def main(argv: list[str]) -> int:
         parser.error("--clients, --users must be ≥ 1, --events ≥ 4 and --timeout > 0")
     if args.kills < 1 or args.kill_every < 0 or args.retries < 0:
         parser.error("--kills must be ≥ 1, --kill-every and --retries ≥ 0")
+    if args.sweep_events < 1 or args.sweep_seats < 1:
+        parser.error("--sweep-events and --sweep-seats must be ≥ 1")
     why = unavailable()
     if why:
         print(f"faults cannot run here: {why}", file=sys.stderr)

@@ -181,18 +181,27 @@ class Answer:
     error: str = ""
 
 
-def request_bytes(method: str, path: str, *, port: int, headers: dict[str, str] | None = None) -> bytes:
+def request_bytes(
+    method: str, path: str, *, port: int, headers: dict[str, str] | None = None, body: bytes = b""
+) -> bytes:
     """One HTTP/1.0 request (the server closes the connection after its answer, as gunicorn's sync
     workers do anyway, and never chunks it)."""
-    lines = [f"{method} {path} HTTP/1.0", f"Host: 127.0.0.1:{port}", "Content-Length: 0"]
+    lines = [f"{method} {path} HTTP/1.0", f"Host: 127.0.0.1:{port}", f"Content-Length: {len(body)}"]
     lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
 
 def registration_requests(
-    *, port: int, path: str, sessions: list[str], session_cookie: str, csrf_cookie: str
+    *,
+    port: int,
+    path: str,
+    sessions: list[str],
+    session_cookie: str,
+    csrf_cookie: str,
+    bodies: list[dict] | None = None,
 ) -> list[bytes]:
-    """One `POST path` per signed-in person (session cookie, CSRF cookie and header)."""
+    """One `POST path` per signed-in person (session cookie, CSRF cookie and header), the n-th with
+    `bodies[n % len(bodies)]` as its JSON (answers, a ticket type), or no body."""
     return [
         request_bytes(
             "POST",
@@ -204,8 +213,9 @@ def registration_requests(
                 "Content-Type": "application/json",
                 "Accept": "application/json",
             },
+            body=json.dumps(bodies[n % len(bodies)]).encode() if bodies else b"",
         )
-        for key in sessions
+        for n, key in enumerate(sessions)
     ]
 
 

@@ -1,6 +1,6 @@
 """`make bench`: measure, print the table, write `bench/results/<UTC timestamp>.json`.
 
-    .venv/bin/python -m bench.run            # the figures of docs/performance.md (about 7 minutes)
+    .venv/bin/python -m bench.run            # the figures of docs/performance.md (about 10 minutes)
     .venv/bin/python -m bench.run --quick    # small data, short slices: checks that the bench works
     .venv/bin/python -m bench.run --sqlite   # force the SQLite fallback
 
@@ -25,8 +25,10 @@ from bench.figures import (
     dashboard,
     mcp,
     pages,
+    payments,
     peer,
     queries,
+    questions,
     scale,
     throughput,
     waitlist,
@@ -59,7 +61,16 @@ PROFILES: dict[str, dict[str, Any]] = {
         "dashboard_requests": 20,
         "peer_users": 6000,  # people who register once each in the MCP and peer write runs
         "peer_connections": 8,
-        "time_limit_s": 2400,
+        # The payment sweep's overdue registrations on full events with waiting lists, the bank
+        # statements' rows, and the registration writes timed beside them.
+        "payments": {
+            "registrations": 10_000,
+            "events": 100,
+            "bank_small": 1_000,
+            "bank_large": 10_000,
+            "writes": 100,
+        },
+        "time_limit_s": 3000,
     },
     "quick": {
         "events": 2_000,
@@ -83,13 +94,26 @@ PROFILES: dict[str, dict[str, Any]] = {
         "dashboard_requests": 5,
         "peer_users": 1500,
         "peer_connections": 8,
+        "payments": {
+            "registrations": 2_000,
+            "events": 20,
+            "bank_small": 100,
+            "bank_large": 1_000,
+            "writes": 30,
+        },
         "time_limit_s": 1500,
     },
 }
 
 
 def prepare(
-    session: Session, profile: dict, *, scale: bool, dashboard: bool = False, registrations: bool = False
+    session: Session,
+    profile: dict,
+    *,
+    scale: bool,
+    dashboard: bool = False,
+    registrations: bool = False,
+    payments: bool = False,
 ) -> dict[str, str]:
     """Migrate a template once, clone it per data set, fill each; collect static files once. With
     `registrations` (the MCP and peer rows) the main data set also gets the peer event and its people,
@@ -104,6 +128,8 @@ def prepare(
         urls["large"] = dbs.create(f"{DB_PREFIX}_large", template=template)
     if dashboard:
         urls["dashboard"] = dbs.create(f"{DB_PREFIX}_dashboard", template=template)
+    if payments:  # migrated and empty: the task makes its own rows
+        urls["payments"] = dbs.create(f"{DB_PREFIX}_payments", template=template)
     dbs.drop(template)
     dbs.created.remove(template)
     fills = {
@@ -119,6 +145,7 @@ def prepare(
             str(profile["capacity"]),
             "--rush-events",
             str(profile["rush_events"]),
+            "--question-pages",
             *(_peer_fill(session, profile) if registrations else ()),
         ],
         "small": ["--events", str(profile["scale_small"])],
@@ -152,7 +179,12 @@ def _peer_fill(session: Session, profile: dict) -> tuple[str, ...]:
 def measure(session: Session, profile: dict, only: set[str]) -> dict:
     registrations = bool(only & {"mcp", "peer"})
     urls = prepare(
-        session, profile, scale="scale" in only, dashboard="dashboard" in only, registrations=registrations
+        session,
+        profile,
+        scale="scale" in only,
+        dashboard="dashboard" in only,
+        registrations=registrations,
+        payments="payments" in only,
     )
     figures: dict[str, Any] = {}
     if "queries" in only:
@@ -163,7 +195,7 @@ def measure(session: Session, profile: dict, only: set[str]) -> dict:
             urls["main"], "peer-queries", timeout=300, ALLOWED_HOSTS="127.0.0.1,testserver"
         )
     main = session.server("main", urls["main"])
-    if only & {"throughput", "pages", "browser", "contention"}:
+    if only & {"throughput", "pages", "browser", "contention", "questions"}:
         main.start()
     if "throughput" in only:
         figures["throughput"] = throughput.measure(main, session.workdir, profile)
@@ -180,6 +212,8 @@ def measure(session: Session, profile: dict, only: set[str]) -> dict:
             large.stop()
     if "browser" in only:
         figures["browser"] = browser.measure(main, profile)
+    if "questions" in only:  # before the rush: the page's person is registered for neither event
+        figures["questions"] = questions.measure(main, session, urls["main"], profile)
     if "contention" in only:
         figures["contention"] = contention.measure(main, session, urls["main"], profile)
     main.stop()
@@ -193,6 +227,8 @@ def measure(session: Session, profile: dict, only: set[str]) -> dict:
         site.server.stop()
     if "waitlist" in only:
         figures["waitlist"] = waitlist.measure(session, urls["main"])
+    if "payments" in only:
+        figures["payments"] = payments.measure(session, urls["payments"], profile)
     if "dashboard" in only:
         figures["dashboard"] = dashboard.measure(session, urls["dashboard"], profile)
     return figures

@@ -4,8 +4,11 @@
     python -m bench.tasks queries
     python -m bench.tasks contention-check --event evt-bench-contention evt-bench-contention-2
     python -m bench.tasks waitlist-race
+    python -m bench.tasks question-queries
+    python -m bench.tasks payments --registrations 10000 --events 100 --bank-small 1000 --bank-large 10000
     python -m bench.tasks populate --events 0 --activity 1000000 --eval-runs 12
     python -m bench.tasks dashboard --requests 20
+    python -m bench.tasks overdue-payments --events 40 --seats 5
 
 The database is the one in DATABASE_URL (run.py points it at a bench database, never the project's).
 Each command prints one JSON object on its last line of output; run.py reads that line.
@@ -38,12 +41,22 @@ from django.test import Client, override_settings  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
+from bench import registration_form  # noqa: E402
 from bench.figures.scale import PLANTED_WORDS, RARE_COUNT  # noqa: E402
 from bench.sessions import signed_in_session  # noqa: E402
-from events import demo_data  # noqa: E402
+from core.visitors import Visitor  # noqa: E402
+from events import actions, demo_data  # noqa: E402
 from events.activity import recount  # noqa: E402
-from events.choices import EventStatus, Level, Location, Price, RegistrationStatus  # noqa: E402
-from events.models import Activity, ActivityCount, Event, Registration, SavedEvent  # noqa: E402
+from events.choices import HOLDING_SEAT, EventStatus, Level, Location, Price, RegistrationStatus  # noqa: E402
+from events.models import (  # noqa: E402
+    Activity,
+    ActivityCount,
+    Event,
+    Registration,
+    SavedEvent,
+    TicketType,
+    WaitlistEntry,
+)
 from events.services.ledger import recount_seats  # noqa: E402
 
 User = get_user_model()
@@ -51,6 +64,11 @@ User = get_user_model()
 #: The search every latency figure uses: the demo's first scenario, "free beginner events in Taipei".
 SEARCH = {"location": "taipei", "price": "free", "level": "beginner"}
 CONTENTION_EVENT = "evt-bench-contention"
+#: The questions every rush attempt answers (registration_form: a text, a choice, yes or no).
+RUSH_QUESTIONS = 3
+#: Two events alike but for their questions (both sell registration_form's paid types): the event
+#: page's cost of a form of 20 questions.
+QUESTION_PAGES = {0: "evt-bench-questions-0", 20: "evt-bench-questions-20"}
 SINGLE_EVENT = "evt-bench-single"
 SINGLE_WORD = "獨一無二"  # in the title of SINGLE_EVENT only: a search that finds exactly one event
 BATCH = 2000
@@ -141,6 +159,8 @@ def populate(args: argparse.Namespace) -> dict[str, Any]:
         result["contention"] = contention_setup(args)
     if args.peer_file:
         result["peer"] = peer_setup(args)
+    if args.question_pages:
+        result["question_pages"] = question_pages()
     call_command("migrate", check=True, verbosity=0)  # self-check: the schema is the project's
     with connection.cursor() as cursor:
         # The steady state autovacuum keeps a live database in: statistics and a visibility map (which
@@ -151,7 +171,10 @@ def populate(args: argparse.Namespace) -> dict[str, Any]:
 
 def contention_setup(args: argparse.Namespace) -> dict[str, Any]:
     """`--rush-events` events of `--capacity` seats and `--users` users, each signed in by a session
-    created here (no password login)."""
+    created here (no password login). Each rush event asks RUSH_QUESTIONS questions and sells two paid
+    ticket types (registration_form): every attempt answers them and names a type, and a registration
+    holds its seat waiting for its transfer (`pending_payment`). The attempts' bodies, one per ticket
+    type, are in the file."""
     starts_at = timezone.now() + timedelta(days=30)
     rush_ids = [CONTENTION_EVENT, *(f"{CONTENTION_EVENT}-{n}" for n in range(2, args.rush_events + 1))]
     for public_id in rush_ids:
@@ -168,6 +191,8 @@ def contention_setup(args: argparse.Namespace) -> dict[str, Any]:
         )
         event.full_clean()
         event.save()
+        registration_form.add_questions(event, RUSH_QUESTIONS)
+        registration_form.add_ticket_types(event)
     unusable = make_password(None)
     users = User.objects.bulk_create(
         [
@@ -188,10 +213,38 @@ def contention_setup(args: argparse.Namespace) -> dict[str, Any]:
                 "session_cookie": settings.SESSION_COOKIE_NAME,
                 "csrf_cookie": settings.CSRF_COOKIE_NAME,
                 "sessions": keys,
+                "ticket_types": list(registration_form.TICKET_TYPES),
+                "bodies": [
+                    registration_form.body(RUSH_QUESTIONS, n)
+                    for n in range(len(registration_form.TICKET_TYPES))
+                ],
             },
             handle,
         )
     return {"event": CONTENTION_EVENT, "capacity": args.capacity, "users": len(keys)}
+
+
+def question_pages() -> dict[str, str]:
+    """The two events of QUESTION_PAGES: the same event, with no question and with 20."""
+    starts_at = timezone.now() + timedelta(days=20)
+    for count, public_id in QUESTION_PAGES.items():
+        event = Event(
+            public_id=public_id,
+            title="Bench: a workshop that asks questions",
+            summary="The same event with and without its registration questions.",
+            description=demo_data.DEMO_EVENTS[0]["description"],
+            starts_at=starts_at,
+            ends_at=starts_at + timedelta(hours=3),
+            location=Location.ONLINE,  # not in the bench's search: its figures stay as they were
+            level=Level.ADVANCED,
+            capacity=100,
+            status=EventStatus.PUBLISHED,
+        )
+        event.full_clean()
+        event.save()
+        registration_form.add_questions(event, count)
+        registration_form.add_ticket_types(event)
+    return {str(count): public_id for count, public_id in QUESTION_PAGES.items()}
 
 
 PEER_EVENT = "evt-bench-peer"
@@ -257,10 +310,20 @@ def _rush_stored(public_id: str) -> dict[str, Any]:
     counted: dict[str, int] = {}
     for outcome in outcomes:
         counted[outcome] = counted.get(outcome, 0) + 1
+    holding = registrations.filter(status__in=HOLDING_SEAT)
+    answered = sum(
+        1
+        for answers, ticket_type in holding.values_list("answers", "ticket_type")
+        if len(answers) == RUSH_QUESTIONS and ticket_type in registration_form.TICKET_TYPES
+    )
     return {
         "event": public_id,
         "capacity": event.capacity,
         "confirmed": registrations.filter(status=RegistrationStatus.CONFIRMED).count(),
+        "holding": holding.count(),
+        "pending_payment": registrations.filter(status=RegistrationStatus.PENDING_PAYMENT).count(),
+        "answered": answered,
+        "paid_types": sorted(entry["identifier"] for entry in event.ticket_form if entry["price"] > 0),
         "seats_taken": event.seats_taken,
         "seats_counted": event.confirmed_count + event.held_count,
         "rows": registrations.count(),
@@ -531,11 +594,135 @@ def _peer_queries() -> dict[str, Any]:
     return {"rows": rows, "constant": {name: len(set(counts.values())) == 1 for name, counts in rows.items()}}
 
 
+#: The numbers of questions the registration write is measured with (its statements must not grow).
+QUESTION_COUNTS = (0, 3, 20)
+
+
+def question_queries(args: argparse.Namespace) -> dict[str, Any]:
+    """SQL statements of one registration write through the REST route the rush uses (`POST
+    /api/events/<id>/registration`, a signed-in person's session), with the answers to 0, 3 and 20
+    questions and a paid ticket type (registration_form), each on an event of its own and by a person
+    of their own, after a warm-up registration. The statements of the last one are kept (the
+    profile of a figure above its target)."""
+    starts_at = timezone.now() + timedelta(days=25)
+
+    def event_asking(count: int, name: str) -> Event:
+        event = Event(
+            public_id=f"evt-bench-write-{name}",
+            title=f"Bench: a write with {count} answers",
+            summary="Statements per registration write.",
+            starts_at=starts_at,
+            ends_at=starts_at + timedelta(hours=2),
+            location=Location.ONLINE,
+            level=Level.ADVANCED,
+            capacity=100,
+            status=EventStatus.PUBLISHED,
+        )
+        event.full_clean()
+        event.save()
+        registration_form.add_questions(event, count)
+        registration_form.add_ticket_types(event)
+        return event
+
+    def write(count: int, name: str) -> tuple[tuple[int, int], list[str], int]:
+        event = event_asking(count, name)
+        client = Client()
+        client.force_login(User.objects.create(username=f"bench-w-{name}", email=f"w-{name}@example.com"))
+        body = json.dumps(registration_form.body(count, 0))
+        with CaptureQueriesContext(connection) as queries:
+            response = client.post(
+                f"/api/events/{event.public_id}/registration", data=body, content_type="application/json"
+            )
+        if response.status_code != 201:
+            raise AssertionError(
+                f"the registration answered {response.status_code}: {response.content[:300]!r}"
+            )
+        status = Registration.objects.get(event=event).status
+        if status != RegistrationStatus.PENDING_PAYMENT:
+            raise AssertionError(f"a paid registration is {status}, not pending_payment")
+        sql = [query["sql"][:200] for query in queries.captured_queries]
+        return split(queries), sql, len(Registration.objects.get(event=event).answers)
+
+    write(3, "warm")  # templates, the content types, the connection
+    counts, control, statements, stored = {}, {}, {}, {}
+    for count in QUESTION_COUNTS:
+        (counts[count], control[count]), statements[count], stored[count] = write(count, str(count))
+    return {
+        "vendor": connection.vendor,
+        "counts": {str(count): value for count, value in counts.items()},
+        "transaction_control": {str(count): value for count, value in control.items()},
+        "answers_stored": {str(count): value for count, value in stored.items()},
+        "constant": len(set(counts.values())) == 1,
+        "statements": statements[QUESTION_COUNTS[-1]],
+    }
+
+
+def payments(args: argparse.Namespace) -> dict[str, Any]:
+    """The payment rows of bench/payment_runs.py (the registration write, the sweep, the bank import,
+    the model runs' tokens) on this database, which nothing else uses."""
+    from bench import payment_runs
+
+    return payment_runs.run(
+        registrations=args.registrations,
+        events=args.events,
+        bank_small=args.bank_small,
+        bank_large=args.bank_large,
+        writes=args.writes,
+    )
+
+
 def waitlist_race(args: argparse.Namespace) -> dict[str, Any]:
     """The waiting-list race of bench/waitlist_race.py (the same scenario as its PostgreSQL test)."""
     from bench import waitlist_race as race
 
     return race.run(capacity=50, waiting=100, cancellations=30, outsiders=20)
+
+
+# ---- the payment sweep's fault run --------------------------------------------------------------
+
+SWEEP_PREFIX = "evt-sweep-"
+
+
+def overdue_payments(args: argparse.Namespace) -> dict[str, Any]:
+    """What `bench.faults --faults payment-sweep` kills the sweep in the middle of: `--events` paid
+    events of `--seats` seats, each seat held by a registration waiting for its bank transfer, and
+    `--seats` + 1 people on each waiting list. Registrations and waiting lists go through their action
+    rows, as people make them; then their deadline is moved into the past (the clock, not a row)."""
+    per_event = 2 * args.seats + 1
+    User.objects.bulk_create(
+        User(username=f"sweep-user-{n}", email=f"sweep-user-{n}@example.com", password="!")
+        for n in range(args.events * per_event)
+    )
+    people = iter(Visitor(user=user) for user in User.objects.filter(username__startswith="sweep-user-"))
+    starts_at = (timezone.now() + timedelta(days=20)).replace(minute=0, second=0, microsecond=0)
+    for n in range(args.events):
+        event = Event.objects.create(
+            public_id=f"{SWEEP_PREFIX}{n}",
+            title=f"Payment sweep #{n}",
+            summary="A paid event whose held seats were never paid for.",
+            starts_at=starts_at + timedelta(hours=n),
+            ends_at=starts_at + timedelta(hours=n + 2),
+            location=Location.TAIPEI,
+            level=Level.BEGINNER,
+            price=Price.PAID,
+            price_amount=600,
+            currency="TWD",
+            capacity=args.seats,
+            status=EventStatus.PUBLISHED,
+        )
+        TicketType.objects.create(
+            event=event, identifier="regular", name_en="Regular", name_zh_hant="一般", price=600
+        )
+        for _ in range(args.seats):
+            actions.call("register_event", visitor=next(people), channel="api", event_id=event.public_id)
+        for _ in range(args.seats + 1):
+            actions.call("join_waitlist", visitor=next(people), channel="api", event_id=event.public_id)
+    ours = Registration.objects.filter(event__public_id__startswith=SWEEP_PREFIX)
+    overdue = ours.filter(status=RegistrationStatus.PENDING_PAYMENT).update(
+        payment_due_at=timezone.now() - timedelta(hours=1)
+    )
+    waiting = WaitlistEntry.objects.filter(event__public_id__startswith=SWEEP_PREFIX).count()
+    return {"events": args.events, "overdue": overdue, "waiting": waiting}
 
 
 # ---- the agent-readiness dashboard -------------------------------------------------------------
@@ -764,7 +951,10 @@ COMMANDS = {
     "contention-check": contention_check,
     "peer-queries": peer_queries,
     "waitlist-race": waitlist_race,
+    "question-queries": question_queries,
+    "payments": payments,
     "dashboard": dashboard,
+    "overdue-payments": overdue_payments,
 }
 
 
@@ -783,10 +973,21 @@ def main(argv: list[str]) -> None:
     fill.add_argument("--peer-file", default="", help="set up the peer and MCP rows; write people here")
     fill.add_argument("--peer-users", type=int, default=1000)
     fill.add_argument("--peer-capacity", type=int, default=1000)
+    fill.add_argument("--question-pages", action="store_true", help="the events of QUESTION_PAGES")
     fill.add_argument("--activity", type=int, default=0, help="Activity rows over the last 60 days")
     fill.add_argument("--eval-runs", type=int, default=0, help="eval runs (smoke, both paths)")
+    sweep = commands.add_parser("overdue-payments")
+    sweep.add_argument("--events", type=int, required=True)
+    sweep.add_argument("--seats", type=int, required=True)
     commands.add_parser("queries")
     commands.add_parser("waitlist-race")
+    commands.add_parser("question-queries")
+    paying = commands.add_parser("payments")
+    paying.add_argument("--registrations", type=int, default=10_000, help="overdue, for the sweep")
+    paying.add_argument("--events", type=int, default=100, help="full events with waiting lists")
+    paying.add_argument("--bank-small", type=int, default=1_000, help="rows of the small statement")
+    paying.add_argument("--bank-large", type=int, default=10_000, help="rows of the large statement")
+    paying.add_argument("--writes", type=int, default=100, help="registration writes timed")
     commands.add_parser("peer-queries")
     page = commands.add_parser("dashboard")
     page.add_argument("--requests", type=int, default=20)

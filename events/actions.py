@@ -656,6 +656,7 @@ DECLARED_WRITES = {
     "delete_account": "accounts.privacy.delete_account: the person's own rows go with their account",
     "clear_expired_personal_data": "accounts.privacy: the retention sweep empties answers and addresses",
     "edit_questions": "events.admin: an event's questions and options (policies.question_change_refusal)",
+    "edit_ticket_types": "events.admin: an event's ticket types (a registration keeps its own amount)",
 }
 
 

@@ -12,6 +12,7 @@ may be filtered on it.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, TypedDict, cast
 
 from django import forms
@@ -543,13 +544,15 @@ class EventAdmin(EventScopedAdmin):
     def save_formset(self, request: HttpRequest, form, formset, change: bool) -> None:
         """The team's rows are changed by their actions, each with its Activity row: a person taken
         off (or replaced in a row) by `remove_event_staff`, a person added or given a new role by
-        `add_event_staff`, which also give or take the admin's access. The questions are the declared
-        write `edit_questions` (their rules: `policies.question_change_refusal`), with its Activity row;
-        the other inlines are read-only (nothing to save, no row)."""
+        `add_event_staff`, which also give or take the admin's access. The questions and the ticket
+        types are the declared writes `edit_questions` (their rules: `policies.question_change_refusal`)
+        and `edit_ticket_types`, each with its Activity row when it changed something; the other
+        inlines are read-only (nothing to save, no row)."""
         if formset.model is not EventStaff:
-            with recorded_write("edit_questions", _caller(request)) as record:
+            name = "edit_ticket_types" if formset.model is TicketType else "edit_questions"
+            with recorded_write(name, _caller(request)) as record:
                 record.event = form.instance.pk
-                record.changed = formset.model is Question and formset.has_changed()
+                record.changed = formset.model in (Question, TicketType) and formset.has_changed()
                 super().save_formset(request, form, formset, change)
             return
         formset.save(commit=False)  # sorts the rows into new, changed and deleted; saves nothing
@@ -1230,12 +1233,15 @@ class BankStatementRowAdmin(EventScopedAdmin, ReadOnlyAdmin):
                     data = bank_row_data(row, source=upload.name, event_id=event_id)
                     performed = _perform(request, "apply_bank_row", data)
                     rows.append(_imported(row, performed))
-                states = sorted({str(row["state"]) for row in rows})
+                # The organiser reads labels, not codes: "Matched: payment confirmed × 1; No match × 1".
+                tally = Counter(
+                    str(row["label"]) if row["state"] != "error" else str(_("Refused")) for row in rows
+                )
                 messages.success(
                     request,
                     ngettext("%(count)d row read.", "%(count)d rows read.", len(rows)) % {"count": len(rows)}
                     + " "
-                    + ", ".join(states),
+                    + "; ".join(f"{label} × {count}" for label, count in sorted(tally.items())),
                 )
         context = {
             **self.admin_site.each_context(request),

@@ -1,7 +1,9 @@
 """The site's WebMCP tools (layer 3), declared once for every route that offers them.
 
 Each tool is an action row (`events.actions`): its name, input serializer (so the schema and the
-server's validation cannot drift) and whether the person confirms it come from the row. Descriptions
+server's validation cannot drift), output serializer (the body every interface answers with, so the
+tool's `outputSchema` is the OpenAPI document's description of the same body) and whether the person
+confirms it come from the row. Descriptions
 are literal text written here; no event data ever reaches them. Which tools a page offers follows the
 visitor's state (`webmcp_state`, put in the context by the page view).
 
@@ -31,6 +33,7 @@ def _of_action(name: str) -> dict[str, Any]:
     return {
         "name": row.name,
         "input_serializer": row.input,
+        "output_serializer": row.output,
         "consequential": row.consequential,
         "auth_scope": row.scope or "",
         "auth_required": row.scope != READ,

@@ -258,3 +258,32 @@ def test_the_admins_question_edits_leave_their_activity_row_and_an_answered_ques
     delete = reverse("admin:events_question_delete", args=[question.pk])
     assert admin_client.post(delete, {"post": "yes"}).status_code == 403
     assert event.questions.count() == 1
+
+
+def test_the_admins_ticket_type_edits_leave_their_own_activity_row(admin_client):
+    event = EventFactory()
+    rows = [
+        {
+            "position": "1",
+            "identifier": "early_bird",
+            "name_en": "Early bird",
+            "name_zh_hant": "早鳥票",
+            "price": "600",
+        },
+        {
+            "position": "2",
+            "identifier": "regular",
+            "name_en": "Regular",
+            "name_zh_hant": "一般票",
+            "price": "900",
+        },
+    ]
+    url, data = change_form(admin_client, event, **question_rows("ticket_types", rows))
+    assert admin_client.post(url, data).status_code == 302
+    assert sorted(event.ticket_types.values_list("identifier", "price")) == [
+        ("early_bird", 600),
+        ("regular", 900),
+    ]
+    [row] = Activity.objects.filter(action="edit_ticket_types")
+    assert (row.mode, row.outcome, row.event_id) == ("admin", "OK", event.pk)
+    assert not Activity.objects.filter(action="edit_questions").exists()  # the questions did not change

@@ -16,8 +16,10 @@ from bench.figures import (
     dashboard,
     mcp,
     pages,
+    payments,
     peer,
     queries,
+    questions,
     scale,
     throughput,
     waitlist,
@@ -31,12 +33,27 @@ FIGURES = (
     "scale",
     "browser",
     "contention",
+    "questions",
     "mcp",
     "peer",
     "waitlist",
+    "payments",
     "dashboard",
 )
-GROUPS = (throughput, pages, scale, queries, browser, contention, mcp, peer, waitlist, dashboard)
+GROUPS = (
+    throughput,
+    pages,
+    scale,
+    queries,
+    browser,
+    contention,
+    questions,
+    mcp,
+    peer,
+    waitlist,
+    payments,
+    dashboard,
+)
 TARGETS = {key: value for group in GROUPS for key, value in group.TARGETS.items()}
 
 

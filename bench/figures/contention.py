@@ -1,8 +1,10 @@
 """A registration rush on popular events, beside the API search and another visitor's pages.
 
-Each rush event has `capacity` seats and every signed-in person of the setup (`users`, distinct, each
-with a session made in setup) sends one `POST /api/events/<id>/registration` to it, `rush_connections`
-at a time. Right next to each rush, alternating (S R R S …), the same client sends the API search at
+Each rush event has `capacity` seats, asks three questions and sells two paid ticket types
+(bench/registration_form.py), and every signed-in person of the setup (`users`, distinct, each with a
+session made in setup) sends one `POST /api/events/<id>/registration` to it with their answers and a
+ticket type, `rush_connections` at a time: a registration holds its seat waiting for its transfer
+(`pending_payment`). Right next to each rush, alternating (S R R S …), the same client sends the API search at
 the same number of connections for `slice_s`, so attempts/s ÷ searches/s is measured side by side.
 Meanwhile another visitor opens `/events/` at a low steady rate (bench/sampler.py, its own process):
 its p99 during the rushes is compared with its p99 on the idle server, measured first (a note: one
@@ -141,6 +143,7 @@ def _rush(port: int, event: str, setup: dict, connections: int) -> dict:
         sessions=setup["sessions"],
         session_cookie=setup["session_cookie"],
         csrf_cookie=setup["csrf_cookie"],
+        bodies=setup["bodies"],
     )
     return {"event": event, **load.closed_loop(port=port, requests=requests, connections=connections)}
 
@@ -204,9 +207,13 @@ def _figure(
                 "event_full": rush["reasons"].get("EVENT_FULL", 0),
                 "server_errors": server_errors,
                 "confirmed": db["confirmed"],
+                "holding": db["holding"],
+                "pending_payment": db["pending_payment"],
+                "answered": db["answered"],
+                "paid_types": len(db["paid_types"]),
                 "rows": db["rows"],
                 "counter_right": db["seats_taken"] == db["seats_counted"],
-                "oversold": max(0, db["confirmed"] - capacity),
+                "oversold": max(0, db["holding"] - capacity),
             }
         )
     rush_rate = sum(r["requests"] for r in rushes) / sum(r["seconds"] for r in rushes)
@@ -218,7 +225,9 @@ def _figure(
         "events": len(per_event),
         "connections": connections,
         "per_event": per_event,
-        "confirmed": sorted({row["confirmed"] for row in per_event}),
+        "holding": sorted({row["holding"] for row in per_event}),
+        "pending_payment": sum(row["pending_payment"] for row in per_event),
+        "ticket_types": min(row["paid_types"] for row in per_event),
         "oversold": sum(row["oversold"] for row in per_event),
         "server_errors": sum(row["server_errors"] for row in per_event) + len(logged),
         "attempts_per_s": round(rush_rate, 1),
@@ -236,7 +245,8 @@ def _figure(
     }
     figure["ok"] = (
         all(
-            row["confirmed"] == row["created"] == row["rows"] == capacity
+            row["holding"] == row["created"] == row["rows"] == row["answered"] == capacity
+            and row["paid_types"] >= 2
             and row["event_full"] == attempts - capacity
             and row["server_errors"] == 0
             and row["counter_right"]
@@ -250,7 +260,8 @@ def _figure(
     log(
         f"  {figure['attempts_per_s']} attempts/s vs {figure['search_per_s']} searches/s "
         f"({figure['rush_search_ratio']}); /events/ p99 {visitor['rush']['p99_ms']} ms in the rushes, "
-        f"{visitor['idle']['p99_ms']} ms idle; confirmed {figure['confirmed']}, {figure['server_errors']} 5xx"
+        f"{visitor['idle']['p99_ms']} ms idle; holding seats {figure['holding']}, "
+        f"{figure['server_errors']} 5xx"
     )
     return figure
 
@@ -269,12 +280,13 @@ def _visitor(samples: list[dict], spans: list[tuple[float, float]]) -> dict:
 
 
 def rows(c: dict) -> list[tuple[str, str, str, str]]:
-    confirmed = ", ".join(str(n) for n in c["confirmed"])
+    holding = ", ".join(str(n) for n in c["holding"])
     return [
         (
             f"registration rush: {c['attempts']:,} people, {c['capacity']} seats, "
-            f"{c['connections']} connections (× {c['events']} events)",
-            f"{confirmed} confirmed, {c['oversold']} oversold, {c['server_errors']} 5xx; "
+            f"{c['connections']} connections (× {c['events']} events), each attempt with 3 answers and "
+            f"one of {c['ticket_types']} paid ticket types",
+            f"{holding} confirmed or pending payment, {c['oversold']} oversold, {c['server_errors']} 5xx; "
             f"{c['attempts_per_s']:.0f} attempts/s",
             f"exactly {c['capacity']}, 0, 0",
             verdict(c["ok"]),
@@ -325,6 +337,6 @@ def failures(c: dict) -> list[str]:
     if c["ok"]:
         return []
     return [
-        f"contention: confirmed {c['confirmed']} for {c['capacity']} seats, {c['server_errors']} 5xx, "
+        f"contention: holding seats {c['holding']} for {c['capacity']} seats, {c['server_errors']} 5xx, "
         f"per event {c['per_event']}, logged {c['server_errors_logged'][:2]}"
     ]

@@ -28,7 +28,7 @@ PAGE_PATH = f"/events/?{QUERY}"
 EVENT_PATH = "/events/evt-bench-0/"
 
 
-def _get(url: str, headers: dict[str, str]) -> tuple[int, Message, bytes]:
+def get(url: str, headers: dict[str, str]) -> tuple[int, Message, bytes]:
     assert url.startswith("http://127.0.0.1:"), url
     request = urllib.request.Request(url, headers=headers)
     try:
@@ -42,7 +42,7 @@ def _check(server: Server, path: str, headers: dict[str, str], *, shown: bytes, 
     """The answer's ETag, after checking the answer: a full page or search, cached as it must be, and
     304 when asked again with its ETag."""
     url = server.base_url + path
-    status, answered, body = _get(url, headers)
+    status, answered, body = get(url, headers)
     if status != 200 or shown not in body:
         raise BenchError(f"{path} did not answer its page ({status}): {body[:300]!r}")
     etag, control = answered.get("ETag", ""), answered.get("Cache-Control", "")
@@ -50,7 +50,7 @@ def _check(server: Server, path: str, headers: dict[str, str], *, shown: bytes, 
         return ""  # a site without conditional GETs: the conditional rows are left out
     if ("public" in control) != public or (not public and "private" not in control):
         raise BenchError(f"{path}: Cache-Control {control!r} for {'anonymous' if public else 'this'} visitor")
-    again, _, rest = _get(url, {**headers, "If-None-Match": etag})
+    again, _, rest = get(url, {**headers, "If-None-Match": etag})
     if again != 304 or rest:
         raise BenchError(f"{path} with its own ETag answered {again}, not 304")
     return etag

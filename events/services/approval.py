@@ -16,10 +16,9 @@ from core.visitors import Visitor
 from .. import policies
 from ..choices import OWED, NotificationKind, PaymentStatus, RegistrationStatus
 from ..errors import NotPendingApproval, RegistrationNotFound
-from ..mail import outbox
 from ..models import Event, Registration
 from ..selectors import staff_facts, state_version
-from .common import bump_state_version
+from .common import tell_person
 from .door import new_ticket
 from .ledger import anyone_waiting, seats_changed
 from .payments import PAYMENT_FIELDS, approved_start
@@ -67,7 +66,8 @@ def approve_registration(*, visitor: Visitor, registration_id: int) -> DecisionR
         fields += list(ticket)
     registration.save(update_fields=fields)
     pending = registration.status == RegistrationStatus.PENDING_PAYMENT
-    _tell(registration, NotificationKind.PAYMENT_DUE if pending else NotificationKind.REGISTRATION_APPROVED)
+    kind = NotificationKind.PAYMENT_DUE if pending else NotificationKind.REGISTRATION_APPROVED
+    tell_person(registration, kind)
     return _result(visitor, registration, changed=True)
 
 
@@ -85,7 +85,7 @@ def decline_registration(*, visitor: Visitor, registration_id: int) -> DecisionR
     registration.save(update_fields=["status", "payment_status", "updated_at"])
     waiting = getattr(registration, "anyone_waiting", None)  # annotated by _decided
     seats_changed(registration.event, now=timezone.now(), anyone_waiting=waiting)
-    _tell(registration, NotificationKind.REGISTRATION_DECLINED)
+    tell_person(registration, NotificationKind.REGISTRATION_DECLINED)
     return _result(visitor, registration, changed=True)
 
 
@@ -118,14 +118,3 @@ def _decided(visitor: Visitor, registration_id: int, *, done: str | tuple[str, .
     ):
         raise NotPendingApproval()
     return registration
-
-
-def _tell(registration: Registration, kind: NotificationKind) -> None:
-    version = bump_state_version(visitor=Visitor(user=registration.user))
-    outbox.notify(
-        kind,
-        user=registration.user,
-        event=registration.event,
-        cause=f"registration-{registration.pk}-v{version}",
-        registration=registration,
-    )

@@ -8,8 +8,10 @@ from django.db import connection
 from core.visitors import Visitor
 
 from .. import policies
+from ..choices import NotificationKind
 from ..errors import EventNotFound
-from ..models import Event, VisitorState
+from ..mail import outbox
+from ..models import Event, Registration, VisitorState
 
 
 def bump_state_version(*, visitor: Visitor) -> int:
@@ -26,6 +28,21 @@ def bump_state_version(*, visitor: Visitor) -> int:
             [visitor.key],
         )
         return cursor.fetchone()[0]
+
+
+def tell_person(registration: Registration, kind: NotificationKind, *, visitor: Visitor | None = None) -> int:
+    """Tell the registration's person of its change by e-mail, through the outbox: their stateVersion
+    rises (this is a real change) and the mail's cause names the registration at that version, so the
+    same change is mailed once however often the work runs. Returns the new version."""
+    version = bump_state_version(visitor=visitor or Visitor(user=registration.user))
+    outbox.notify(
+        kind,
+        user=registration.user,
+        event=registration.event,
+        cause=f"registration-{registration.pk}-v{version}",
+        registration=registration,
+    )
+    return version
 
 
 def bump_state_versions(*, keys: list[str]) -> None:

@@ -55,11 +55,10 @@ from ..errors import (
     PaymentNotRefundable,
     RefundAmountInvalid,
 )
-from ..mail import outbox
 from ..models import BankStatementRow, Event, Registration, WaitlistEntry
 from ..selectors import staff_facts, state_version
 from ..tickets import TicketTypeSpec
-from .common import bump_state_version, bump_state_versions, public_event
+from .common import bump_state_version, bump_state_versions, public_event, tell_person
 from .door import new_ticket
 from .ledger import locked_facts, process_queue, recount_event, recount_seats
 
@@ -243,7 +242,7 @@ def confirm_locked(registration: Registration, *, via: str, now: datetime) -> st
     registration.save(update_fields=fields)
     if outcome == "LATE_CONFIRMED":
         recount_event(registration.event)
-    _tell(registration, NotificationKind.PAYMENT_CONFIRMED)
+    tell_person(registration, NotificationKind.PAYMENT_CONFIRMED)
     return outcome
 
 
@@ -257,18 +256,6 @@ def _seat_free_for(registration: Registration, *, now: datetime) -> bool:
         return False
     others = Registration.objects.filter(user=registration.user_id, event=event, status__in=HOLDING_SEAT)
     return not others.exclude(pk=registration.pk).exists()
-
-
-def _tell(registration: Registration, kind: NotificationKind) -> int:
-    version = bump_state_version(visitor=Visitor(user=registration.user))
-    outbox.notify(
-        kind,
-        user=registration.user,
-        event=registration.event,
-        cause=f"registration-{registration.pk}-v{version}",
-        registration=registration,
-    )
-    return version
 
 
 # ── the person's report of their transfer ────────────────────────────────────────────────────
@@ -487,10 +474,15 @@ def apply_bank_row(
 
     Once per row, whatever the number of imports: the row's checksum is unique, and it is inserted in
     the transaction that applies it, so a second import of the same row (at once or later) finds it
-    and changes nothing (`ALREADY_IMPORTED`). `event_id` limits the matching to one event (the
-    managers of an event import its statement; a statement of every event is the operator's, the
-    declared system actor's, or a superuser's)."""
+    and changes nothing (`ALREADY_IMPORTED`). A row imported before is looked up by its checksum
+    first, before anything is matched or locked: importing a statement again costs one read per row
+    (a second import racing the first is still caught by the constraint). `event_id` limits the
+    matching to one event (the managers of an event import its statement; a statement of every event
+    is the operator's, the declared system actor's, or a superuser's)."""
     scope = _bank_scope(visitor, event_id)
+    imported = BankStatementRow.objects.select_related("event").filter(checksum=checksum).first()
+    if imported is not None:
+        return BankRowResult(imported, applied=False)
     now = timezone.now()
     decision = _decide(
         scope,

@@ -17,12 +17,11 @@ from core.visitors import Visitor
 from .. import policies, tickets
 from ..choices import HOLDING_SEAT, OWED, NotificationKind, PaymentStatus, RegistrationStatus, WaitlistStatus
 from ..errors import AnswersClosed, NotOrganiser, RegistrationNotFound, TicketTypeSoldOut
-from ..mail import outbox
 from ..models import Event, Registration, WaitlistEntry
 from ..questions import form_of
 from ..selectors import staff_facts, state_version
 from .answers import validate_answers
-from .common import bump_state_version, public_event, visitor_facts
+from .common import bump_state_version, public_event, tell_person, visitor_facts
 from .door import new_ticket
 from .ledger import (
     SeatState,
@@ -233,14 +232,7 @@ def _confirm(
         created = True
     if seats.entry_id is not None:  # the holder claims the seat: the entry leaves the list
         WaitlistEntry.objects.filter(pk=seats.entry_id).update(status=WaitlistStatus.CLAIMED, ended_at=now)
-    version = bump_state_version(visitor=visitor)
-    outbox.notify(
-        FIRST_MAIL[RegistrationStatus(start.status)],
-        user=visitor.user,
-        event=event,
-        cause=f"registration-{registration.pk}-v{version}",
-        registration=registration,
-    )
+    version = tell_person(registration, FIRST_MAIL[RegistrationStatus(start.status)], visitor=visitor)
     return RegistrationResult(
         registration=registration, created=created, already_registered=False, state_version=version
     )

@@ -1,12 +1,14 @@
 """Backups restore (`make backup`, `make restore FILE=…`; ops/backups.py), on the database the suite runs on.
 
-A site with people, events, registrations whose e-mails were sent, a waiting list, an access token and
-Activity rows is backed up by `make backup` itself, then restored by `make restore` into a fresh empty
-database (an SQLite file, or a PostgreSQL database made for the test). Every table the database's
-catalogue lists has as many rows as in the original; a restored person signs in with their password
-over HTTP on an app server started on the restored database, and their token still works; the task
-worker run on it afterwards sends the mail that was waiting, once, and none of those sent before the
-backup (their idempotency keys came along). A restore into a database with tables, or of a file of
+A site with people, events, registrations whose e-mails were sent (one with answers to its event's
+questions), a waiting list, an access token, paid registrations of two ticket types (one awaiting its
+transfer, one paid as an imported bank statement found it) and Activity rows is backed up by `make
+backup` itself, then restored by `make restore` into a fresh empty database (an SQLite file, or a
+PostgreSQL database made for the test). Every table the database's catalogue lists has as many rows as
+in the original (the seeded tables among the filled ones); a restored person signs in with their
+password over HTTP on an app server started on the restored database, and their token still works; the
+task worker run on it afterwards sends the mail that was waiting, once, and none of those sent before
+the backup (their idempotency keys came along). A restore into a database with tables, or of a file of
 the other kind, is refused and changes nothing.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import email
 import http.cookiejar
+import io
 import json
 import os
 import re
@@ -45,13 +48,23 @@ from accounts.models import AccessToken
 from accounts.tokens import create_access_token
 from core.visitors import Visitor
 from events import actions
-from events.choices import NotificationKind, NotificationStatus
+from events.choices import BankRowState, NotificationKind, NotificationStatus, PaymentStatus
 from events.mail import outbox
-from events.models import Activity, Event, Notification, Registration, WaitlistEntry
+from events.models import (
+    Activity,
+    BankStatementRow,
+    Event,
+    Notification,
+    Question,
+    QuestionOption,
+    Registration,
+    TicketType,
+    WaitlistEntry,
+)
 from events.scopes import READ
 from harness.server import free_port
 from ops.backups import client_invocation
-from tests.factories import EventFactory, UserFactory
+from tests.factories import EventFactory, QuestionFactory, UserFactory, choice_question, paid_event
 from tests.tasks import database_url, run_tasks, start_gunicorn
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -146,9 +159,10 @@ def call(name: str, user, **data) -> object:
     return actions.call(name, visitor=Visitor(user=user), channel="api", **data)
 
 
-def seed_site() -> dict[str, object]:
-    """People, events, registrations (their confirmations sent), a waiting list whose offer is still
-    to be mailed, a saved event, an access token and the Activity rows of every call."""
+def seed_site(statement: Path) -> dict[str, object]:
+    """People, events, registrations (their confirmations sent; one with answers to the event's
+    questions), a waiting list whose offer is still to be mailed, a saved event, an access token, paid
+    registrations and a bank statement (`seed_payments`) and the Activity rows of every call."""
     alice = UserFactory(username="alice", email="alice@example.com")
     # The app server started below checks the password with the site's own hasher, not the tests' MD5.
     with override_settings(PASSWORD_HASHERS=global_settings.PASSWORD_HASHERS):
@@ -159,13 +173,16 @@ def seed_site() -> dict[str, object]:
     workshop = EventFactory(public_id="evt-backup-workshop", title="Backup workshop")
     meetup = EventFactory(public_id="evt-backup-meetup", title="Backup meetup", capacity=1)
     EventFactory(draft=True)
-    call("register_event", alice, event_id=workshop.public_id)
+    choice_question(workshop, "size", ["s", "m", "l"], required=True)
+    QuestionFactory(event=workshop, identifier="company")
+    call("register_event", alice, event_id=workshop.public_id, answers={"size": "m", "company": "ACME"})
     call("save_event", alice, event_id=meetup.public_id)
     call("register_event", bob, event_id=meetup.public_id)
     call("join_waitlist", carol, event_id=meetup.public_id)
     call("search_events", alice, query="Backup")
     _, token = create_access_token(user=alice, name="backup test", scopes=[READ], days=30)
-    run_tasks()  # the confirmations go out before the backup
+    fair = seed_payments(statement)
+    run_tasks()  # the confirmations and the payments' e-mails go out before the backup
     call("cancel_registration", bob, event_id=meetup.public_id)  # carol's offer: queued, not sent yet
     # Work that will find its mail sent already: the same change notified again, and the retries each
     # attempt queued before sending, as if the restore came after their delay.
@@ -176,14 +193,44 @@ def seed_site() -> dict[str, object]:
         status=TaskResultStatus.READY, task_path__endswith="send_notification"
     ).update(run_after=timezone.now())
     assert retries >= 2
-    return {"alice": alice, "token": token, "workshop": workshop}
+    return {"alice": alice, "token": token, "workshop": workshop, "fair": fair}
+
+
+def seed_payments(statement: Path) -> Event:
+    """A paid event of two ticket types: dave's transfer still awaited (pending), erin's paid, found in
+    an imported bank statement (`manage.py import_bank_statement`: her row matched, a stranger's not)."""
+    fair = paid_event(
+        public_id="evt-backup-fair",
+        title="Backup fair",
+        payment_code="BKP27",
+        prices={"regular": 600, "student": 300},
+    )
+    dave = UserFactory(username="dave", email="dave@example.com")
+    erin = UserFactory(username="erin", email="erin@example.com")
+    call("register_event", dave, event_id=fair.public_id, ticket_type="regular")
+    call("register_event", erin, event_id=fair.public_id, ticket_type="student")
+    paid = Registration.objects.get(user=erin)
+    statement.write_text(
+        "date,amount,reference,payer,account_last5\n"
+        f"{timezone.localdate():%Y-%m-%d},300,{paid.payment_reference_text},Erin,12345\n"
+        f"{timezone.localdate():%Y-%m-%d},500,birthday,Stranger,24680\n",
+        encoding="utf-8",
+    )
+    call_command("import_bank_statement", str(statement), stdout=io.StringIO())
+    states = dict(Registration.objects.filter(event=fair).values_list("user__username", "payment_status"))
+    assert states == {"dave": PaymentStatus.AWAITING, "erin": PaymentStatus.PAID}, states
+    rows = sorted(BankStatementRow.objects.values_list("state", flat=True))
+    assert rows == sorted([BankRowState.MATCHED, BankRowState.NO_MATCH]), rows
+    return fair
 
 
 def test_a_backup_restores_into_an_empty_database_and_the_site_works_on_it(smtp, empty_database, tmp_path):
     inbox, port = smtp
-    seeded = seed_site()
+    seeded = seed_site(tmp_path / "statement.csv")
     sent_before = sorted(message["To"] for message in inbox.messages)
-    assert sent_before == ["alice@example.com", "bob@example.com"]
+    # The confirmations; dave's and erin's payment instructions, erin's ticket once her transfer came.
+    people = ["alice", "bob", "dave", "erin", "erin"]
+    assert sent_before == [f"{name}@example.com" for name in people]
     source = database_url()
 
     made = make("backup", f"BACKUP_DIR={tmp_path / 'backups'}", url=source)
@@ -210,6 +257,10 @@ def test_a_backup_restores_into_an_empty_database_and_the_site_works_on_it(smtp,
         Activity,
         AccessToken,
         DBTaskResult,
+        Question,
+        QuestionOption,
+        TicketType,
+        BankStatementRow,
     )
     assert {model._meta.db_table for model in seeded_models} | {"django_migrations"} <= filled
     print(f"\nbackups restore: {len(after)} tables compared, {sum(after.values())} rows ({kind})")
@@ -244,7 +295,7 @@ def test_a_backup_restores_into_an_empty_database_and_the_site_works_on_it(smtp,
     sent_after = sorted(message["To"] for message in inbox.messages[len(sent_before) :])
     assert sent_after == ["carol@example.com"], "a mail sent before the backup went again, or none went"
     statuses = row_statuses(empty_database)
-    assert statuses == {str(NotificationStatus.SENT): 3}, statuses
+    assert statuses == {str(NotificationStatus.SENT): len(people) + 1}, statuses
 
 
 def test_a_restore_is_refused_into_a_database_with_tables_and_of_the_other_kind(tmp_path):

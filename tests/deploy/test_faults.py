@@ -14,7 +14,10 @@ answered when sent again and a dropped registration ends with exactly one with i
 that at least one registration was dropped and sent again: the test fails otherwise), and the workers
 (unchanged by the database faults; each killed one replaced, the same arbiter); it exits non-zero on
 any violation.
-The test reads its tables too, so a figure that must be 0 is seen to be 0. Skipped where the PostgreSQL
+A second test runs the payment sweep's fault alone, small: the sweep killed inside its batch leaves
+nothing, and its restart expires every overdue registration once, with its Activity row, and offers
+each freed seat once.
+The tests read the tables too, so a figure that must be 0 is seen to be 0. Skipped where the PostgreSQL
 server binaries (or, as root, `runuser`) are missing.
 """
 
@@ -36,6 +39,11 @@ pytestmark = [pytest.mark.faults, pytest.mark.serial]
 #: next fault, and the first 2xx after one has come within 0.1 s in every run. (The catalogue and the
 #: crowd stay: each write pair is sent once, so fewer would run out of pairs.)
 QUICKER = ("--before", "1", "--after", "3", "--kills", "2")
+#: The faults of the database and of gunicorn; the payment sweep's has a test of its own, below.
+SERVING_FAULTS = ("--faults", "outage,restart,idle-restart,worker-kill")
+#: The payment sweep's run, small: 6 events of 3 seats (18 overdue registrations), 2 s of traffic after.
+SWEEP_SMALL = ("--faults", "payment-sweep", "--before", "1", "--after", "2", "--sweep-events", "6")
+SWEEP_SMALL += ("--sweep-seats", "3")
 
 
 def table_rows(output: str) -> dict[str, list[str]]:
@@ -53,7 +61,7 @@ def test_database_restarts_and_killed_workers_lose_no_acknowledged_write():
     if why:
         pytest.skip(f"the fault run cannot start a PostgreSQL cluster here: {why}")
     done = subprocess.run(
-        [sys.executable, "-m", "bench.faults", "--no-record", *QUICKER],
+        [sys.executable, "-m", "bench.faults", "--no-record", *QUICKER, *SERVING_FAULTS],
         cwd=settings.BASE_DIR,
         capture_output=True,
         text=True,
@@ -88,3 +96,33 @@ def test_database_restarts_and_killed_workers_lose_no_acknowledged_write():
     assert int(attempted) > 0 and acknowledged == attempted, output
     dropped, sent_again = (int(n) for n in rows["dropped, sent again"][0].split(", "))
     assert dropped > 0 and sent_again >= dropped, output
+
+
+def test_a_payment_sweep_killed_in_its_batch_leaves_nothing_and_its_restart_expires_each_once():
+    why = unavailable()
+    if why:
+        pytest.skip(f"the fault run cannot start a PostgreSQL cluster here: {why}")
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.faults", "--no-record", *SWEEP_SMALL],
+        cwd=settings.BASE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    output = f"{done.stdout[-8000:]}\n{done.stderr[-6000:]}"
+    assert done.returncode == 0, output
+    assert "faults: every check passed" in done.stdout, output
+    rows = table_rows(done.stdout)
+    assert rows["overdue registrations"][0] == "18", output
+    assert rows["sweep killed while blocked on"][0].startswith('UPDATE "events_waitlistentry"'), output
+    assert rows["expired"][0] == "18", output
+    for must_be_zero in (
+        "left by the killed run",
+        "expiries without exactly one Activity row",
+        "expired not told exactly once",
+        "freed seats not offered exactly once",
+        "offers not mailed exactly once",
+    ):
+        assert rows[must_be_zero][0] == "0", f"{must_be_zero}: {rows[must_be_zero]}\n{output}"
+    assert rows["runs after the kill"][1].endswith("Nothing is overdue."), output

@@ -3,12 +3,17 @@ stub's event id, the page text a model is shown. The runs themselves are in test
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+import mcp.types as types
 import pytest
+from django_webmcp.mcp import mcp_tools
 
 from evals.bank import Case, load_bank
 from evals.grading import grade, over_mcp
 from evals.matcher import Call
-from evals.mcp_client import page_text, route_event_id
+from evals.mcp_client import McpCasePage, page_text, route_event_id
+from evals.model import strip_combinators, tool_specs
 from evals.runner import mcp_account_reason, mcp_not_applicable
 from evals.stub_model import with_page_event
 
@@ -126,3 +131,27 @@ def test_route_event_and_page_text():
     title, text = page_text(html)
     assert title == "WebMCP 入門 · Site"
     assert text.splitlines() == ["WebMCP 入門", "Starts 10:00 in Taipei.", "Free", "Beginner"]
+
+
+def test_the_model_is_offered_the_input_schemas_only_not_the_output_schemas():
+    """`tools/list` carries each tool's outputSchema (clients validate results with it); the small
+    local model's prompt must not grow with it: the runner offers name, description and inputSchema."""
+    listed = types.ListToolsResult(tools=mcp_tools())
+    assert all(tool.output_schema for tool in listed.tools)
+
+    async def list_tools() -> types.ListToolsResult:
+        return listed
+
+    def run(coroutine, timeout):
+        coroutine.close()
+        return listed
+
+    page = object.__new__(McpCasePage)
+    page._tools = None
+    page.connection = SimpleNamespace(client=SimpleNamespace(list_tools=list_tools), run=run)
+    offered = page.tools()
+    assert all("outputSchema" not in tool for tool in offered)
+    specs = tool_specs([*offered, {**offered[0], "outputSchema": listed.tools[0].output_schema}])
+    for spec, tool in zip(specs, [*listed.tools, listed.tools[0]], strict=True):
+        assert set(spec["function"]) == {"name", "description", "parameters"}
+        assert spec["function"]["parameters"] == strip_combinators(tool.input_schema)

@@ -13,6 +13,8 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from core.visitors import SYSTEM, Mode, Visitor
@@ -205,3 +207,21 @@ def test_the_command_refuses_a_file_it_cannot_read(tmp_path):
         call_command("import_bank_statement", str(bad), stdout=io.StringIO())
     with pytest.raises(CommandError, match="No event"):
         call_command("import_bank_statement", str(SAMPLE), "--event", "evt-nope", stdout=io.StringIO())
+
+
+def test_a_row_imported_before_is_found_by_its_checksum_before_any_matching_or_lock(pending):
+    row = {"checksum": "read-once", "amount": 600, "reference": pending.payment_reference_text}
+    apply(**row)
+    with CaptureQueriesContext(connection) as captured:
+        again = actions.perform(
+            actions.ACTIONS["apply_bank_row"], actions.Caller(visitor=SYSTEM, channel=Mode.ADMIN), row
+        ).result
+    assert (again.applied, again.outcome) == (False, "ALREADY_IMPORTED")
+    statements = [
+        query["sql"]
+        for query in captured.captured_queries
+        if not query["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))
+        and "events_activity" not in query["sql"]
+    ]
+    assert len(statements) == 1 and "events_bankstatementrow" in statements[0]
+    assert "FOR UPDATE" not in " ".join(statements) and "events_registration" not in " ".join(statements)

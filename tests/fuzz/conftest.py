@@ -43,17 +43,46 @@ def seeded(db) -> list[str]:
 
 
 @pytest.fixture
-def operation_strategies(seeded: list[str]) -> Callable[[Any], list[Any]]:
+def seeded_registrations(seeded: list[str]) -> list[tuple[str, int]]:
+    """Every seeded registration as (its event's public id, its id): confirmed ones, and the ones
+    waiting for their transfer on the paid demo events."""
+    return sorted(Registration.objects.values_list("event__public_id", "pk"))
+
+
+@pytest.fixture
+def operation_strategies(
+    seeded: list[str], seeded_registrations: list[tuple[str, int]]
+) -> Callable[[Any], list[Any]]:
     """The cases each fuzzer draws for an operation of the OpenAPI document: valid and invalid ones
-    (Schemathesis' two modes), and, for an operation on one event, valid ones on the seeded events
-    (a random id would almost never name one)."""
+    (Schemathesis' two modes), and, for an operation on one event or one registration, valid ones on the
+    seeded rows (a random id would almost never name one): an event's id; a registration's id
+    (`registration_id`, the managers' routes); an event's id with one of its attendees (`attendee_id`,
+    the payment routes), so approvals, staff answers and payments reach a real registration."""
 
     def strategies(operation: Any) -> list[Any]:
         found = [
             operation.as_strategy(generation_mode=GenerationMode.POSITIVE),
             operation.as_strategy(generation_mode=GenerationMode.NEGATIVE),
         ]
-        if any(param.name == "event_id" for param in operation.path_parameters):
+        names = {param.name for param in operation.path_parameters}
+        if names == {"event_id", "attendee_id"}:
+            found.append(
+                st.sampled_from(seeded_registrations).flatmap(
+                    lambda row: operation.as_strategy(
+                        generation_mode=GenerationMode.POSITIVE,
+                        path_parameters={"event_id": row[0], "attendee_id": row[1]},
+                    )
+                )
+            )
+        elif names == {"registration_id"}:
+            found.append(
+                st.sampled_from([pk for _, pk in seeded_registrations]).flatmap(
+                    lambda pk: operation.as_strategy(
+                        generation_mode=GenerationMode.POSITIVE, path_parameters={"registration_id": pk}
+                    )
+                )
+            )
+        elif "event_id" in names:
             found.append(
                 st.sampled_from(seeded).flatmap(
                     lambda event_id: operation.as_strategy(

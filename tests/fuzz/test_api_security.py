@@ -1,5 +1,7 @@
 """Schemathesis with every one of its checks, `ignored_auth` included, against the API's own OpenAPI
-document (E2): once as an anonymous visitor, once with a personal access token that has every scope.
+document (E2): as an anonymous visitor, with a personal access token that has every scope, and with a
+token of each single scope (`events:read`, `saved:write`, `registrations:write`, `checkin:write`,
+`registrations:manage`, `payments:write`).
 
 `ignored_auth` is what holds each operation's `security` to the API: where the document names no
 empty requirement `{}` (anonymous not accepted), a 2xx with the token must turn into a 401 or 403 when
@@ -48,6 +50,12 @@ load_all_checks()
 ALL_CHECKS = list(CHECKS.get_all())
 EXAMPLES = 30  # per operation, per id source (generated / seeded) and per mode (valid / invalid input)
 MINIMUM_CASES = 1000
+#: A token of one scope (six runs): the operations that name its scope get EXAMPLES each, the others,
+#: which refuse it at the scope check, this many.
+EXAMPLES_OTHER_SCOPE = 5
+MINIMUM_CASES_ONE_SCOPE = 250
+ALL_SCOPES = "every scope"
+CALLERS = ["anonymous", ALL_SCOPES, *Scope.values]
 CSRF_TOKEN = "f" * 32  # Django accepts the unmasked 32-character secret as the header token
 
 
@@ -65,20 +73,23 @@ def token_pause_lifted(monkeypatch):
 @pytest.fixture
 def callers(seeded, writes_unthrottled, token_pause_lifted) -> dict[str, tuple[dict, dict]]:
     """Headers and cookies per caller. The anonymous visitor is a browser tab without a session: only
-    the CSRF cookie and header, so its writes reach the API rather than the CSRF check. The token is a
-    script's: every scope, no cookie, and its person manages every event (the door's calls answer)."""
+    the CSRF cookie and header, so its writes reach the API rather than the CSRF check. The tokens are a
+    script's, no cookie: one with every scope, and one of each scope alone; their person manages every
+    event (the door's, the approvals' and the payments' calls answer)."""
     person = UserFactory(username="fuzzer")
     EventStaff.objects.bulk_create(
         EventStaff(event=event, user=person, role=StaffRole.MANAGER) for event in Event.objects.all()
     )
-    _, raw = create_access_token(user=person, name="fuzz", scopes=list(Scope.values), days=1)
-    return {
+    found = {
         "anonymous": (
             {"X-CSRFToken": CSRF_TOKEN, "Accept": "application/json"},
             {django_settings.CSRF_COOKIE_NAME: CSRF_TOKEN},
-        ),
-        "token": ({"Authorization": f"Bearer {raw}", "Accept": "application/json"}, {}),
+        )
     }
+    for name, scopes in [(ALL_SCOPES, list(Scope.values)), *((scope, [scope]) for scope in Scope.values)]:
+        _, raw = create_access_token(user=person, name=f"fuzz {name}", scopes=scopes, days=1)
+        found[name] = ({"Authorization": f"Bearer {raw}", "Accept": "application/json"}, {})
+    return found
 
 
 #: Refusals of a schema-valid body that only the event can foresee: its questions (the `answers` object)
@@ -103,16 +114,33 @@ def _reason(response) -> str:
     return body.get("reason", "") if isinstance(body, dict) else ""
 
 
-@pytest.mark.parametrize("caller", ["anonymous", "token"])
+def _scopes_named(operation) -> set[str]:
+    """The token scopes the operation's `security` names (empty: no token may call it)."""
+    return {
+        scope
+        for requirement in operation.definition.raw.get("security", [])
+        for scope in requirement.get("accessToken", [])
+    }
+
+
+def _open_to_anyone(operation) -> bool:
+    return {} in operation.definition.raw.get("security", [])
+
+
+@pytest.mark.parametrize("caller", CALLERS)
 def test_api_keeps_its_documented_security_and_contract(api_schema, operation_strategies, callers, caller):
     headers, cookies = callers[caller]
+    one_scope = caller in Scope.values
     calls: Counter[str] = Counter()
     statuses: Counter[tuple[str, int]] = Counter()
+    scope_refusals: Counter[str] = Counter()
+    operations = [result.ok() for result in api_schema.get_all_operations()]
 
-    for operation in (result.ok() for result in api_schema.get_all_operations()):
+    for operation in operations:
+        examples = EXAMPLES_OTHER_SCOPE if one_scope and caller not in _scopes_named(operation) else EXAMPLES
         for strategy in operation_strategies(operation):
 
-            @settings(max_examples=EXAMPLES, suppress_health_check=list(HealthCheck))
+            @settings(max_examples=examples, suppress_health_check=list(HealthCheck))
             @given(case=strategy)
             def run(case):
                 own_idempotency_key(case)
@@ -120,6 +148,8 @@ def test_api_keeps_its_documented_security_and_contract(api_schema, operation_st
                 case.validate_response(response, checks=_checks_for(response), headers=headers)
                 calls[case.operation.label] += 1
                 statuses[(case.operation.label, response.status_code)] += 1
+                if _reason(response) == "INSUFFICIENT_SCOPE":
+                    scope_refusals[case.operation.label] += 1
 
             # No invalid input can be written for some operations (test_api_schema.py says which).
             with contextlib.suppress(Unsatisfiable):
@@ -127,5 +157,21 @@ def test_api_keeps_its_documented_security_and_contract(api_schema, operation_st
 
     print(f"\nschemathesis ({caller}, all checks): {sum(calls.values())} cases", dict(calls))
     print("statuses:", dict(sorted(statuses.items())))
-    assert sum(calls.values()) >= MINIMUM_CASES, calls
-    assert len(calls) == len(list(api_schema.get_all_operations())), calls
+    assert sum(calls.values()) >= (MINIMUM_CASES_ONE_SCOPE if one_scope else MINIMUM_CASES), calls
+    assert len(calls) == len(operations), calls
+    if one_scope:
+        _assert_the_scope_opens_its_operations_and_no_other(operations, statuses, scope_refusals, caller)
+
+
+def _assert_the_scope_opens_its_operations_and_no_other(
+    operations, statuses: Counter[tuple[str, int]], scope_refusals: Counter[str], scope: str
+) -> None:
+    """A token of one scope is never refused for its scope by an operation that names it, and is served
+    by no operation that names only other scopes (never a 2xx there)."""
+    for operation in operations:
+        answered = {status for label, status in statuses if label == operation.label}
+        if scope in _scopes_named(operation):
+            assert not scope_refusals[operation.label], (operation.label, scope_refusals)
+        elif not _open_to_anyone(operation):
+            assert not {status for status in answered if 200 <= status < 300}, (operation.label, answered)
+            assert scope_refusals[operation.label], (operation.label, answered)

@@ -1,9 +1,11 @@
 """Hypothesis on `tools/call` over MCP (E2): whatever arguments an agent sends, through the real `/mcp`
 view (Django's test client, the SDK's transport inside), the answer is a result — the use case's body, or
 an `isError` envelope with a code the tool can give — never an HTTP 500 or a JSON-RPC internal error,
-and a refused call writes nothing. Text that is no Unicode (lone surrogates) gets JSON-RPC's parse
-error. The caller holds a token with every scope, so writes are reached; consequential tools answer a
-preview first (nothing written) unless the confirmation is valid.
+and a refused call writes nothing. Every answer's `structuredContent`, a refusal's included, fits the
+tool's listed `outputSchema`: the TypeScript SDK's client (the MCP Inspector's) validates `isError`
+results too. Text that is no Unicode (lone surrogates) gets JSON-RPC's parse error. The caller holds
+a token with every scope, so writes are reached; consequential tools answer a preview first (nothing
+written) unless the confirmation is valid.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import jsonschema
 import pytest
 from django.test import Client
 from django_webmcp.registry import registry
@@ -54,6 +57,11 @@ def test_any_arguments_give_a_result_or_an_envelope_never_a_500(seeded, writes_u
     )[1]
     client = Client()
     headers = HEADERS | {"Authorization": f"Bearer {raw}"}
+    listing = {"jsonrpc": "2.0", "id": 0, "method": "tools/list", "params": {}}
+    listed = client.post("/mcp", json.dumps(listing), content_type="application/json", headers=headers)
+    output_schemas = {
+        tool["name"]: tool["outputSchema"] for tool in json.loads(listed.content)["result"]["tools"]
+    }
 
     @settings(max_examples=150)
     @given(call=arguments(seeded))
@@ -88,6 +96,7 @@ def test_any_arguments_give_a_result_or_an_envelope_never_a_500(seeded, writes_u
         result = answer["result"]
         content = result["structuredContent"]
         assert "stateVersion" in content
+        jsonschema.validate(content, output_schemas[name])
         if result.get("isError"):
             assert content["ok"] is False and content["code"] in CODES, content
             assert write_snapshot() == before, "a refused call wrote something"

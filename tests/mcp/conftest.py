@@ -14,6 +14,8 @@ from django.core.cache import cache
 from django_webmcp.testing.mcp import mcp_client
 
 from accounts.tokens import create_access_token
+from events.models import Event
+from tests.factories import EventFactory, QuestionFactory, choice_question
 
 MODES = ["legacy", "2026-07-28"]
 ALL_SCOPES = ["events:read", "saved:write", "registrations:write"]
@@ -75,3 +77,18 @@ def token_for():
         return create_access_token(user=user, name="mcp test", scopes=list(scopes), days=7)[1]
 
     return make
+
+
+def questions_workshop() -> Event:
+    """An event with registration questions, for every MCP client's tests (the SDK's, fastmcp's): a
+    required choice `diet` (none / other) whose "other" reveals a required `diet_other`, and a consent
+    `photos`."""
+    event = EventFactory(public_id="evt-mcp-questions", title="Questions workshop", capacity=5)
+    diet = choice_question(
+        event, "diet", ["none", "other"], required=True, label_en="Diet", label_zh_hant="飲食"
+    )
+    other = QuestionFactory(event=event, identifier="diet_other", required=True, label_en="Which diet?")
+    other.show_if, other.show_if_values = diet, ["other"]
+    other.save()
+    QuestionFactory(event=event, identifier="photos", kind="consent", label_en="Photos are fine")
+    return event

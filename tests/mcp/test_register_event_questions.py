@@ -13,24 +13,15 @@ from mcp.client.streamable_http import streamable_http_client
 
 from events.choices import RegistrationStatus
 from events.models import Registration
-from tests.factories import EventFactory, QuestionFactory, choice_question
 
-from .conftest import connect, run
+from .conftest import connect, questions_workshop, run
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
 def workshop():
-    event = EventFactory(public_id="evt-mcp-questions", title="Questions workshop", capacity=5)
-    diet = choice_question(
-        event, "diet", ["none", "other"], required=True, label_en="Diet", label_zh_hant="飲食"
-    )
-    other = QuestionFactory(event=event, identifier="diet_other", required=True, label_en="Which diet?")
-    other.show_if, other.show_if_values = diet, ["other"]
-    other.save()
-    QuestionFactory(event=event, identifier="photos", kind="consent", label_en="Photos are fine")
-    return event
+    return questions_workshop()
 
 
 def test_get_event_details_gives_the_questions_and_the_answers_schema(mcp_url, workshop):

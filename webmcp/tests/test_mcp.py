@@ -25,7 +25,14 @@ def test_tools_list_is_the_declarations_seen_by_an_anonymous_caller(webmcp_mcp_c
     assert get_item.meta["untrustedContentHint"] is True
     assert get_item.output_schema["properties"]["name"] == {"type": "string"}
     assert set(get_item.output_schema["properties"]) >= {"ok", "stateVersion"}
+    # Every answer carries `ok`: a declared output keeps the envelope's one required key.
+    assert all(tool.output_schema["required"] == ["ok"] for tool in tools.values())
     assert tools["lookup_item"].output_schema["properties"]["price"] == {"type": "string"}
+    # The envelope's keys keep the envelope's types, which a refusal's values fit (a null stateVersion).
+    assert all(
+        tool.output_schema["properties"]["stateVersion"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+        for tool in tools.values()
+    )
 
 
 def test_a_token_with_the_scope_sees_and_calls_the_write_after_confirming(webmcp_mcp_client):
@@ -44,6 +51,21 @@ def test_a_token_with_the_scope_sees_and_calls_the_write_after_confirming(webmcp
     assert first.is_error and first.structured_content["code"] == "CONFIRMATION_REQUIRED"
     assert first.structured_content["preview"] == "Reserve itm-green?"
     assert not done.is_error and done.structured_content["reserved"] == "itm-green"
+
+
+def test_a_route_bound_tool_without_input_names_its_object_over_mcp(webmcp_mcp_client):
+    """reserve_item takes nothing on its page (`input_serializer=None`); over MCP there is no page, so
+    its closed schema must list the route parameter or no client that follows the schema can call it."""
+
+    async def listing():
+        async with webmcp_mcp_client("/mcp", token="token-all") as client:
+            return {tool.name: tool for tool in (await client.list_tools()).tools}
+
+    schema = run(listing())["reserve_item"].input_schema
+    assert schema["additionalProperties"] is False
+    assert schema["properties"]["item_id"] == {"type": "string", "minLength": 1}  # <str:item_id>
+    assert schema["required"] == ["item_id"]
+    assert list(schema["properties"]) == ["item_id", "confirmation"]
 
 
 def test_a_call_out_of_scope_is_refused_with_the_challenge():

@@ -29,6 +29,35 @@ def test_a_declared_output_reaches_the_manifest_and_the_catalogue():
     assert "outputSchema" not in catalogue["reserve_item"]
 
 
+def test_a_registered_tools_output_schema_is_made_once_for_every_page():
+    made: list[str] = []
+
+    class Counted(ToolDeclaration):
+        def output_schema(self):
+            made.append(self.name)
+            return super().output_schema()
+
+    own = Registry()
+    read = Counted(
+        name="read_thing",
+        description="Read it.",
+        input_serializer=None,
+        output_serializer={"type": "object", "properties": {"name": {"type": "string"}}},
+        endpoint="api-search",
+        method="GET",
+        exposures=[Exposure("item-list", Binding.INPUT)],
+        read_only=True,
+    )
+    own.register(read)
+    entries = [own.manifest(context("/"))["tools"][0]["outputSchema"] for _ in range(3)]
+    assert entries[0] == {"type": "object", "properties": {"name": {"type": "string"}}}
+    assert own.catalogue()["tools"][0]["outputSchema"] == entries[0]
+    assert made == ["read_thing"]
+    # A declaration the registry does not hold (another with the same name) is not given its schema.
+    other = Counted(**{**vars(read), "output_serializer": {"type": "object"}})
+    assert own.output_schema_of(other) == {"type": "object"}
+
+
 def test_a_route_bound_tool_takes_nothing_and_carries_the_pages_object():
     tool = entry("/items/itm-green/", "get_item")
     assert tool["inputSchema"] == {"type": "object", "properties": {}, "additionalProperties": False}

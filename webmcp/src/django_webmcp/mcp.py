@@ -31,6 +31,7 @@ from asgiref.sync import sync_to_async
 from django.core import signing
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
+from django.urls.converters import IntConverter, UUIDConverter
 from django.utils.crypto import salted_hmac
 from django.views.decorators.csrf import csrf_exempt
 from mcp import MCPError
@@ -45,6 +46,7 @@ from ._compat import login_not_required
 from .annotations import mcp_annotations, mcp_meta
 from .conf import setting
 from .registry import ToolDeclaration, registry
+from .routing import url_converters
 
 #: The MCP server's name (its `serverInfo`, and the audience of its confirmations) when the project's
 #: settings give none (`WEBMCP_SERVER_NAME`).
@@ -180,15 +182,21 @@ def mcp_tool(declaration: ToolDeclaration) -> types.Tool:
 
 def mcp_output_schema(declaration: ToolDeclaration) -> dict[str, Any]:
     """The tool's own output schema (its output serializer) when it declares one, with the envelope's
-    `ok` and `stateVersion`; else the envelope's (`OUTPUT_SCHEMA`)."""
+    properties and its one required key, `ok` (every answer carries it); else the envelope's
+    (`OUTPUT_SCHEMA`). The envelope's keys keep the envelope's types (a declared description stays):
+    a refusal carries them too (`ok: false`, a `stateVersion` that may be null), and the TypeScript
+    SDK's client (the MCP Inspector's, 1.32) validates every `structuredContent` against the schema,
+    an `isError` result's included, so a narrower declared type made it reject the refusal itself."""
     declared = declaration.output_schema()
     if declared is None:
         return OUTPUT_SCHEMA
     properties = dict(declared.get("properties", {}))
     for name, envelope in OUTPUT_SCHEMA["properties"].items():
-        if not properties.get(name):  # absent, or `{}` (any value): the envelope says more
-            properties[name] = envelope
-    return {**declared, "type": "object", "properties": properties}
+        description = (properties.get(name) or {}).get("description")
+        properties[name] = {**envelope, "description": description} if description else envelope
+    required = list(declared.get("required", []))
+    required += [name for name in OUTPUT_SCHEMA["required"] if name not in required]
+    return {**declared, "type": "object", "properties": properties, "required": required}
 
 
 def security_schemes(declaration: ToolDeclaration) -> list[dict[str, Any]]:
@@ -201,8 +209,15 @@ def security_schemes(declaration: ToolDeclaration) -> list[dict[str, Any]]:
 def mcp_input_schema(declaration: ToolDeclaration) -> dict[str, Any]:
     """The full input (a route-bound parameter is explicit), plus `confirmation` on consequential tools."""
     schema: dict[str, Any] = json.loads(json.dumps(declaration.input_schema()))
+    properties = schema.setdefault("properties", {})
+    if declaration.route_param and declaration.route_param not in properties:
+        # A tool whose only input is its page's object (`input_serializer=None`): over MCP there is no
+        # page, so the caller names the object, and a schema closed by `additionalProperties: false`
+        # has to say so or no client that follows it can call the tool.
+        properties[declaration.route_param] = route_param_schema(declaration)
+        schema["required"] = [*schema.get("required", []), declaration.route_param]
     if declaration.consequential:
-        schema.setdefault("properties", {})[CONFIRMATION_PARAM] = {
+        properties[CONFIRMATION_PARAM] = {
             "type": "string",
             "maxLength": 1000,
             "description": (
@@ -211,6 +226,17 @@ def mcp_input_schema(declaration: ToolDeclaration) -> dict[str, Any]:
             ),
         }
     return schema
+
+
+def route_param_schema(declaration: ToolDeclaration) -> dict[str, Any]:
+    """The schema of a route parameter the input serializer leaves out, from the endpoint's path
+    converter: an integer for `<int:…>`, a UUID string for `<uuid:…>`, else a non-empty string."""
+    converter = url_converters(declaration.endpoint).get(declaration.route_param)
+    if isinstance(converter, IntConverter):
+        return {"type": "integer", "minimum": 0}
+    if isinstance(converter, UUIDConverter):
+        return {"type": "string", "format": "uuid"}
+    return {"type": "string", "minLength": 1}
 
 
 #: The descriptions of the registry's declarations, made once per process: the declarations do not

@@ -299,6 +299,8 @@ class Registry:
     def __init__(self) -> None:
         self._tools: dict[str, ToolDeclaration] = {}
         self._fingerprint: str | None = None
+        #: Each tool's output schema, made once (`output_schema_of`).
+        self._outputs: dict[str, dict[str, Any] | None] = {}
 
     def register(self, tool: ToolDeclaration) -> ToolDeclaration:
         """Add `tool`. A second tool with the same name raises now, not when a browser rejects it."""
@@ -307,6 +309,16 @@ class Registry:
         self._tools[tool.name] = tool
         self._fingerprint = None
         return tool
+
+    def output_schema_of(self, tool: ToolDeclaration) -> dict[str, Any] | None:
+        """`tool.output_schema()`, made once per registered tool, as the fingerprint that hashes it is:
+        every page's manifest carries it, and walking a nested output serializer took up to 1.6 ms a
+        tool, several per page. Shared between requests: read it, never change it."""
+        if self._tools.get(tool.name) is not tool:  # not (or no longer) ours: made each time
+            return tool.output_schema()
+        if tool.name not in self._outputs:
+            self._outputs[tool.name] = tool.output_schema()
+        return self._outputs[tool.name]
 
     def tools(self) -> tuple[ToolDeclaration, ...]:
         """Every tool, sorted by name (the order browsers list them in)."""
@@ -365,7 +377,7 @@ class Registry:
             }
             if tool.annotations:
                 entry["annotations"] = tool.annotations
-            output = tool.output_schema()
+            output = self.output_schema_of(tool)
             if output is not None:
                 entry["outputSchema"] = output
             entries.append(entry)
@@ -406,7 +418,7 @@ class Registry:
                     }
                 )
                 # Added only when declared, so a tool set without outputs keeps its fingerprint.
-                output = tool.output_schema()
+                output = self.output_schema_of(tool)
                 if output is not None:
                     tools[-1]["outputSchema"] = output
         return {"tools": tools}
@@ -444,7 +456,7 @@ class Registry:
         entry["inputSchema"] = tool.schema_for(exposure.binding, context)
         if tool.annotations:
             entry["annotations"] = tool.annotations
-        output = tool.output_schema()
+        output = self.output_schema_of(tool)
         if output is not None:
             entry["outputSchema"] = output  # registered only where the browser reads it (webmcp.js)
         entry["binding"] = exposure.binding.value

@@ -8,12 +8,14 @@ template such as "/api/items/{item_id}" and fills the braces from the tool input
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 from django.urls import NoReverseMatch, get_resolver, get_urlconf, reverse
 
 
-def url_parameter_sets(url_name: str) -> list[tuple[str, ...]] | None:
-    """The kwarg names of every pattern registered under `url_name`; None when no pattern has it.
+def _reverse_entries(url_name: str) -> list[tuple[Any, ...]] | None:
+    """The resolver's reverse-table entries of `url_name` ((possibilities, pattern, defaults,
+    converters) each); None when no pattern has the name.
 
     Read from the resolver's reverse table rather than by calling `reverse()`, because a name whose
     pattern takes kwargs cannot be reversed without values and must still count as existing.
@@ -27,9 +29,25 @@ def url_parameter_sets(url_name: str) -> list[tuple[str, ...]] | None:
             return None
         resolver = resolver.namespace_dict[namespace][1]
     entries = resolver.reverse_dict.getlist(name)
-    if not entries:
+    return list(entries) or None
+
+
+def url_parameter_sets(url_name: str) -> list[tuple[str, ...]] | None:
+    """The kwarg names of every pattern registered under `url_name`; None when no pattern has it."""
+    entries = _reverse_entries(url_name)
+    if entries is None:
         return None
     return [tuple(params) for possibilities, *_ in entries for _result, params in possibilities]
+
+
+def url_converters(url_name: str) -> dict[str, Any]:
+    """The path converter of each kwarg of `url_name` (the first pattern's that takes it), e.g.
+    {"book_id": IntConverter()}: what a value must look like. Empty when the name is unknown."""
+    converters: dict[str, Any] = {}
+    for entry in _reverse_entries(url_name) or ():
+        for kwarg, converter in entry[3].items():
+            converters.setdefault(kwarg, converter)
+    return converters
 
 
 def url_parameters(url_name: str) -> frozenset[str]:
