@@ -81,7 +81,10 @@ def bench_event(n: int, *, base) -> Event:
     """The n-th bench event: published, upcoming, every location × price × level (period 18).
 
     Titles and summaries are the demo catalogue's, so pages and payloads have realistic sizes.
-    Starts are 10 minutes apart, so 100 000 events span about two years from tomorrow.
+    Starts are 10 minutes apart, so 100 000 events span about two years from the day after tomorrow:
+    a paid one's last payment time (a day before its start) is a day away, whatever the hour the bench
+    runs at (from tomorrow's hour, a registration on `evt-bench-4` was refused PAYMENT_CLOSED whenever
+    the bench started past minute 40).
     """
     template = demo_data.DEMO_EVENTS[n % len(demo_data.DEMO_EVENTS)]
     location = Location.values[n % 3]
@@ -108,7 +111,7 @@ def bench_event(n: int, *, base) -> Event:
 
 
 def populate(args: argparse.Namespace) -> dict[str, Any]:
-    base = (timezone.now() + timedelta(days=1)).replace(minute=0, second=0, microsecond=0)
+    base = (timezone.now() + timedelta(days=2)).replace(minute=0, second=0, microsecond=0)
     sample = [bench_event(n, base=base) for n in range(18)]
     for event in sample:  # one of each combination goes through the model's validation
         event.full_clean()
