@@ -30,7 +30,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -224,20 +224,7 @@ def expiry_sweep(
     rows = []
     for index, event in enumerate(swept):
         due = now - timedelta(days=1) + timedelta(seconds=index)
-        rows += [
-            Registration(
-                user=person,
-                event=event,
-                status=RegistrationStatus.PENDING_PAYMENT,
-                ticket_type="regular",
-                amount=registration_form.TICKET_TYPES["regular"],
-                payment_method=PaymentMethod.BANK_TRANSFER,
-                payment_status=PaymentStatus.AWAITING,
-                payment_reference=next(references),
-                payment_due_at=due,
-            )
-            for person in holders
-        ]
+        rows += [_awaiting_transfer(person, event, reference=next(references), due=due) for person in holders]
     Registration.objects.bulk_create(rows, batch_size=2000)
     WaitlistEntry.objects.bulk_create(
         [
@@ -341,17 +328,7 @@ def bank_import(people: list, *, small: int, large: int, references: Iterator[st
         for first in range(0, size, BANK_PER_EVENT):
             event = _event(f"evt-bench-pay-bank-{name}-{first // BANK_PER_EVENT}", capacity=None)
             rows = [
-                Registration(
-                    user=person,
-                    event=event,
-                    status=RegistrationStatus.PENDING_PAYMENT,
-                    ticket_type="regular",
-                    amount=registration_form.TICKET_TYPES["regular"],
-                    payment_method=PaymentMethod.BANK_TRANSFER,
-                    payment_status=PaymentStatus.AWAITING,
-                    payment_reference=next(references),
-                    payment_due_at=due,
-                )
+                _awaiting_transfer(person, event, reference=next(references), due=due)
                 for person in holders[: min(BANK_PER_EVENT, size - first)]
             ]
             Registration.objects.bulk_create(rows)
@@ -429,6 +406,22 @@ def _payments_digest() -> str:
 
 
 # ── the real model's cost ──────────────────────────────────────────────────────────────────────
+
+
+def _awaiting_transfer(person: Any, event: Event, *, reference: str, due: datetime) -> Registration:
+    """A regular-type registration holding its seat until `due`, its bank transfer awaited (unsaved:
+    the sweep's and the import's set-ups bulk-create them)."""
+    return Registration(
+        user=person,
+        event=event,
+        status=RegistrationStatus.PENDING_PAYMENT,
+        ticket_type="regular",
+        amount=registration_form.TICKET_TYPES["regular"],
+        payment_method=PaymentMethod.BANK_TRANSFER,
+        payment_status=PaymentStatus.AWAITING,
+        payment_reference=reference,
+        payment_due_at=due,
+    )
 
 
 def model_runs(reports: Path | None = None) -> dict[str, Any]:
