@@ -431,7 +431,7 @@ def model_runs(reports: Path | None = None) -> dict[str, Any]:
     made afresh each run and so hold no recorded run. Empty when this machine has no model report."""
     directory = reports or Path(settings.BASE_DIR) / "evals" / "reports"
     latest: dict[str, dict[str, Any]] = {}
-    for path in sorted(directory.glob("*-model.json"), reverse=True):  # newest first (UTC stamps)
+    for path in sorted(directory.glob("*-model*.json"), reverse=True):  # newest first (UTC stamps)
         report = json.loads(path.read_text(encoding="utf-8"))
         if report.get("mode") == "model":
             latest.setdefault(report["via"], report | {"file": path.name})

@@ -55,7 +55,8 @@ def test_the_model_row_reads_the_newest_model_report_of_each_path(tmp_path):
             "totals": {"pass": passed, "total": 4},
             "tokens": {"prompt": prompt, "completion": completion, "cases": 4},
         }
-        (tmp_path / f"{stamp}-model.json").write_text(json.dumps(body), encoding="utf-8")
+        suffix = "" if via == "webmcp" else f"-{via}"  # as evals/report.py names a report
+        (tmp_path / f"{stamp}-model{suffix}.json").write_text(json.dumps(body), encoding="utf-8")
 
     report("20261201T000000Z", "mcp", 1, 999, 9)
     report("20261206T000000Z", "mcp", 2, 3000, 40)
