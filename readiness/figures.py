@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from django.db.models import Count, Max, Q, Sum
+from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from core.errors import DomainError
@@ -48,8 +48,10 @@ class RevisionRates:
         return passed / graded if graded else None
 
 
-def eval_rates(current_revision: str) -> tuple[list[RevisionRates], list[str]]:
-    """Pass rates by category for the current revision and the nine before it, newest first; one query.
+def graded_counts() -> list[dict[str, Any]]:
+    """The graded results counted per run, category and outcome: what `eval_rates` and `model_runs`
+    both read; one query, so that the dashboard stays within its six statements (bench row
+    dashboard_queries).
 
     `rerun_required` and `not_applicable` results are not graded. A run during which the site changed
     counts for no revision (its results carry `revision_changed`).
@@ -57,16 +59,34 @@ def eval_rates(current_revision: str) -> tuple[list[RevisionRates], list[str]]:
     rows = (
         EvalResult.objects.filter(run__revision_changed=False)
         .exclude(outcome__in=("rerun_required", "not_applicable"))
-        .values("run__revision", "category", "outcome")
-        .annotate(count=Count("id"), last=Max("run__started_at"))
+        .values(
+            "run_id",
+            "run__revision",
+            "run__via",
+            "run__mode",
+            "run__model",
+            "run__started_at",
+            "run__finished_at",
+            "category",
+            "outcome",
+        )
+        .annotate(count=Count("id"))
+        .order_by()
     )
+    return [dict(row) for row in rows]
+
+
+def eval_rates(current_revision: str, counts: list[dict[str, Any]]) -> tuple[list[RevisionRates], list[str]]:
+    """Pass rates by category for the current revision and the nine before it, newest first, from
+    `graded_counts`."""
     by_revision: dict[str, RevisionRates] = {}
-    for row in rows:
+    for row in counts:
+        started = row["run__started_at"]
         rates = by_revision.setdefault(
             row["run__revision"],
-            RevisionRates(row["run__revision"], row["last"], row["run__revision"] == current_revision, False),
+            RevisionRates(row["run__revision"], started, row["run__revision"] == current_revision, False),
         )
-        rates.last_run = max(rates.last_run, row["last"])
+        rates.last_run = max(rates.last_run, started)
         passed, graded = rates.categories.get(row["category"], (0, 0))
         passed += row["count"] if row["outcome"] == "pass" else 0
         rates.categories[row["category"]] = (passed, graded + row["count"])
@@ -147,33 +167,19 @@ class ModelRevision:
     paths: dict[str, PathRates] = field(default_factory=dict)
 
 
-def model_runs(current_revision: str) -> list[ModelRevision]:
+def model_runs(current_revision: str, counts: list[dict[str, Any]]) -> list[ModelRevision]:
     """Per revision with a model run (newest first, at most REVISIONS_SHOWN): over each path the real
     model's pass rate beside the smoke run's, the model's name, how long its runs took, and its failing
-    cases (each with its result's id, for the trace page). Two queries.
+    cases (each with its result's id, for the trace page). Reads `graded_counts`, and one query for the
+    failing cases.
 
-    Several runs of one revision and path (a bank run in parts) are summed; `rerun_required` and
-    `not_applicable` results are not graded, and a run during which the site changed counts for none.
+    Several runs of one revision and path (a bank run in parts) are summed.
     """
-    rows = (
-        EvalResult.objects.filter(run__revision_changed=False, run__mode__in=("smoke", "model"))
-        .exclude(outcome__in=("rerun_required", "not_applicable"))
-        .values(
-            "run_id",
-            "run__revision",
-            "run__via",
-            "run__mode",
-            "run__model",
-            "run__started_at",
-            "run__finished_at",
-            "outcome",
-        )
-        .annotate(count=Count("id"))
-        .order_by()
-    )
     revisions: dict[str, ModelRevision] = {}
     smoke: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
-    for row in rows:
+    for row in counts:
+        if row["run__mode"] not in ("smoke", "model"):
+            continue
         key = (row["run__revision"], row["run__via"])
         passed = row["count"] if row["outcome"] == "pass" else 0
         if row["run__mode"] == "smoke":

@@ -1,9 +1,9 @@
 """`/admin/agent-readiness/`: what agents can do on each page, how well they do it, how usage moves.
 
-Staff only (the admin site's own login). Nine queries whatever the data size: the session and the
-user (the admin's), eval rates, regressions, the real model's runs and their failing cases, usage per
-day, refusals, MCP calls by connected agent (tests/readiness/test_dashboard.py). A failing case links to
-its trace (`eval_trace`), as the report stored it.
+Staff only (the admin site's own login). Eight queries whatever the data size: the session and the
+user (the admin's), the graded results (eval rates and the real model's runs), regressions, the model's
+failing cases, usage per day, refusals, MCP calls by connected agent (tests/readiness/test_dashboard.py).
+A failing case links to its trace (`eval_trace`), as the report stored it.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from .models import EvalResult
 
 def agent_readiness(request: HttpRequest) -> HttpResponse:
     current = revision()
-    rates, categories = figures.eval_rates(current)
+    counts = figures.graded_counts()
+    rates, categories = figures.eval_rates(current, counts)
     previous = next((r.revision for r in rates if not r.current), None)
     usage = figures.usage()
     current_rates = next((r for r in rates if r.current), None)
@@ -40,7 +41,7 @@ def agent_readiness(request: HttpRequest) -> HttpResponse:
         "current_rates": current_rates,
         "previous_revision": previous,
         "regressions": figures.regressions(current, previous) if current_rates else [],
-        "model_runs": figures.model_runs(current),
+        "model_runs": figures.model_runs(current, counts),
         "usage": usage,
         "clients": figures.calls_by_client(),
         "clients_shown": figures.CLIENTS_SHOWN,

@@ -87,7 +87,7 @@ def test_linked_from_the_admin_index(staff_client):
     assert f'href="{URL}"' in staff_client.get("/admin/").content.decode()
 
 
-def test_nine_queries_whatever_the_data(staff_client):
+def test_eight_queries_whatever_the_data(staff_client):
     def queries() -> int:
         with CaptureQueriesContext(connection) as captured:
             assert staff_client.get(URL).status_code == 200
@@ -109,7 +109,7 @@ def test_nine_queries_whatever_the_data(staff_client):
             import_report(
                 report(f"rev{n}", outcomes, started=f"2026-11-2{n}T11:00:00Z", mode="model", via=via)
             )
-    assert queries() == small <= 9
+    assert queries() == small <= 8
 
 
 def test_tools_per_page_and_state(staff_client):
