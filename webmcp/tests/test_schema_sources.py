@@ -98,6 +98,75 @@ def test_a_serializer_gives_input_and_output_schemas():
     }
 
 
+def _annotated(field: object, value: object) -> object:
+    """What drf-spectacular's `@extend_schema_field(value)` leaves on a method or field class."""
+    field._spectacular_annotation = {"field": value}  # type: ignore[attr-defined]
+    return field
+
+
+@needs("TEST_WITH_DRF")
+def test_a_method_field_is_described_by_its_declaration_or_else_its_return_annotation():
+    from rest_framework import serializers
+
+    class Point(serializers.Serializer):
+        x = serializers.IntegerField()
+
+    @lambda cls: _annotated(cls, {"type": "object", "additionalProperties": {"type": "string"}})
+    class Labels(serializers.Field):
+        pass
+
+    class Output(serializers.Serializer):
+        count = serializers.SerializerMethodField(help_text="How many.")
+        names = serializers.SerializerMethodField()
+        pairs = serializers.SerializerMethodField()
+        note = serializers.SerializerMethodField()
+        facts = serializers.SerializerMethodField()
+        point = serializers.SerializerMethodField()
+        code = serializers.SerializerMethodField()
+        labels = Labels(read_only=True)
+        either = serializers.SerializerMethodField()
+        bare = serializers.SerializerMethodField()
+
+        def get_count(self, obj) -> int: ...
+        def get_names(self, obj) -> list[str]: ...
+        def get_pairs(self, obj) -> tuple[int, ...]: ...
+        def get_note(self, obj) -> str | None: ...
+        def get_facts(self, obj) -> dict[str, int]: ...
+        @lambda method: _annotated(method, Point(allow_null=True))
+        def get_point(self, obj): ...
+        @lambda method: _annotated(method, serializers.CharField(allow_null=True))
+        def get_code(self, obj) -> int: ...  # the declaration wins over the annotation
+        def get_either(self, obj) -> int | str: ...
+        def get_bare(self, obj): ...
+
+    assert output_schema(Output)["properties"] == {
+        "count": {"type": "integer", "description": "How many."},
+        "names": {"type": "array", "items": {"type": "string"}},
+        "pairs": {"type": "array", "items": {"type": "integer"}},
+        "note": {"type": ["string", "null"]},
+        "facts": {"type": "object"},
+        "point": {"type": ["object", "null"], "properties": {"x": {"type": "integer"}}},
+        "code": {"type": ["string", "null"]},
+        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+        "either": {},  # not guessed
+        "bare": {},
+    }
+
+
+@needs("TEST_WITH_DRF")
+def test_drf_spectacular_leaves_its_declaration_where_it_is_read():
+    extend_schema_field = pytest.importorskip("drf_spectacular.utils").extend_schema_field
+    from rest_framework import serializers
+
+    class Output(serializers.Serializer):
+        size = serializers.SerializerMethodField()
+
+        @extend_schema_field({"type": "integer", "minimum": 0})
+        def get_size(self, obj): ...
+
+    assert output_schema(Output)["properties"]["size"] == {"type": "integer", "minimum": 0}
+
+
 @pytest.mark.skipif(
     __import__("importlib.util").util.find_spec("rest_framework") is not None,
     reason="DRF is installed in this environment",

@@ -9,7 +9,11 @@ approximated, because a schema that lies to the agent is worse than a start-up e
 
 from __future__ import annotations
 
+import collections.abc
+import copy
 import re
+import types
+import typing
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, cast
@@ -177,10 +181,14 @@ _BUILDERS: dict[type[serializers.Field], Callable[[type, str, Any], dict[str, An
 def output_schema(serializer_class: type[serializers.BaseSerializer]) -> dict[str, Any]:
     """Describe what `serializer_class` renders as a JSON Schema object (MCP's `outputSchema`).
 
-    Every readable field is described; a field whose rendering this module cannot know (a method
-    field, a custom field) is `{}`, any value, which is true rather than a guess. No key is marked
-    required and extra keys are allowed: a serializer's `to_representation` may leave some out or add
-    some, and an output schema must never reject what the tool really answers.
+    Every readable field is described. A method field or a custom field is described by what its
+    author declared, in this order: drf-spectacular's `@extend_schema_field` on the method or the
+    field's class (a JSON Schema dict, a field or a serializer; read from the attribute the decorator
+    sets, so drf-spectacular need not be installed to read it), then the method's return annotation
+    (`str`, `int`, `float`, `bool`, `dict`, `list[…]`, `… | None`). A field that declares nothing is
+    `{}`, any value, which is true rather than a guess. No key is marked required and extra keys are
+    allowed: a serializer's `to_representation` may leave some out or add some, and an output schema
+    must never reject what the tool really answers.
     """
     serializer = serializer_class()
     return _rendered(serializer, set())
@@ -202,6 +210,10 @@ def _rendered(field: Any, seen: set[type]) -> dict[str, Any]:
             schema = {"type": "object", "properties": properties}
     elif isinstance(field, serializers.ListField):
         schema = {"type": "array", "items": _rendered(field.child, seen)}
+    elif (declared := _declared(field)) is not None:
+        schema = _rendered_declaration(declared, seen)
+    elif isinstance(field, serializers.SerializerMethodField):
+        schema = _annotated(_method_of(field))
     else:
         schema = _rendered_value(field)
     if getattr(field, "allow_null", False) and "type" in schema:
@@ -241,3 +253,76 @@ def _rendered_value(field: Any) -> dict[str, Any]:
     if isinstance(field, serializers.CharField):
         return {"type": "string"}
     return {}
+
+
+# ── what an author declared: drf-spectacular's field annotation, a method's return annotation ──────
+
+
+def _method_of(field: serializers.SerializerMethodField) -> Any:
+    return getattr(type(field.parent), field.method_name, None)
+
+
+def _declared(field: Any) -> Any | None:
+    """The value of drf-spectacular's `@extend_schema_field` on `field`'s method or class, or None."""
+    owners = [type(field)]
+    if isinstance(field, serializers.SerializerMethodField):
+        owners.insert(0, _method_of(field))
+    for owner in owners:
+        annotation = getattr(owner, "_spectacular_annotation", None)
+        if isinstance(annotation, dict) and annotation.get("field") is not None:
+            return annotation["field"]
+    return None
+
+
+def _rendered_declaration(declared: Any, seen: set[type]) -> dict[str, Any]:
+    if isinstance(declared, dict):
+        return copy.deepcopy(declared)
+    if isinstance(declared, type) and issubclass(declared, serializers.Field):
+        declared = declared()
+    if isinstance(declared, serializers.Field):
+        if _declared(declared) in (declared, type(declared)):  # a class annotated with itself: no loop
+            return _rendered_value(declared)
+        return _rendered(declared, seen)
+    return {}  # an OpenApiTypes member or anything else: not guessed
+
+
+_ANNOTATED: dict[Any, dict[str, Any]] = {
+    str: {"type": "string"},
+    int: {"type": "integer"},
+    float: {"type": "number"},
+    bool: {"type": "boolean"},
+    dict: {"type": "object"},
+}
+
+
+def _annotated(method: Any) -> dict[str, Any]:
+    """The schema of a method field from its method's return annotation; `{}` where there is none or it
+    says nothing this module can map."""
+    if method is None:
+        return {}
+    try:
+        hint = typing.get_type_hints(method).get("return")
+    except (NameError, TypeError):  # a name imported only for type checking: nothing to read
+        return {}
+    return _hinted(hint)
+
+
+def _hinted(hint: Any) -> dict[str, Any]:
+    origin = typing.get_origin(hint)
+    arguments = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        kept = [argument for argument in arguments if argument is not type(None)]
+        if len(kept) != 1:
+            return {}
+        schema = _hinted(kept[0])
+        if len(kept) < len(arguments) and "type" in schema:
+            schema["type"] = [schema["type"], "null"]
+        return schema
+    if origin in (list, collections.abc.Sequence) or hint is list:
+        return {"type": "array", "items": _hinted(arguments[0]) if arguments else {}}
+    if origin is tuple or hint is tuple:
+        alike = len(arguments) == 2 and arguments[1] is Ellipsis  # tuple[X, ...]
+        return {"type": "array", "items": _hinted(arguments[0]) if alike else {}}
+    if origin in (dict, collections.abc.Mapping) or hint is dict:
+        return {"type": "object"}
+    return dict(_ANNOTATED.get(hint, {}))
