@@ -367,15 +367,15 @@ PENDING_NEXT_ACTION = (
     "e-mail when it is approved (with the ticket) or declined. Tell the person; nothing else to do now."
 )
 PAYMENT_NEXT_ACTION = (
-    "The person is NOT registered yet: the seat is held only until payment.dueAt. Tell them to pay "
-    "payment.amount TWD themselves, by bank transfer with payment.reference in the transfer's note "
-    "(payment.instructions), or on their payment page (payment.url). Relay the instructions as they "
-    "are; never ask for, handle or repeat the person's own bank details, and never confirm a payment "
-    "for them. They get an e-mail with their ticket once the organisers confirm the money."
+    "The person is NOT registered yet: the seat is held only until {due_at}. Tell them to pay {amount} TWD "
+    "themselves, by bank transfer with {reference} in the transfer's note (payment.instructions), or on "
+    "their payment page ({url}). Relay the instructions as they are; never ask for, handle or repeat the "
+    "person's own bank details, and never confirm a payment for them. They get an e-mail with their "
+    "ticket once the organisers confirm the money."
 )
 DOOR_NEXT_ACTION = (
-    "The person is registered and pays payment.amount TWD at the door (payment.instructions); their "
-    "ticket comes by e-mail. Tell them; nothing else to do now."
+    "The person is registered and pays {amount} TWD at the door (payment.instructions); their ticket "
+    "comes by e-mail. Tell them; nothing else to do now."
 )
 
 
@@ -846,16 +846,25 @@ class UnsaveOutput(_Written):
 
 class _PendingNextAction(serializers.CharField):
     """`nextAction` of a registration waiting for approval or for its payment, or paid at the door;
-    absent otherwise (None, then left out)."""
+    absent otherwise (None, then left out).
+
+    The payment sentences carry the values themselves (amount, reference, deadline, page), not the
+    field names: a small model relays `nextAction` word for word, and "pay payment.amount TWD" told the
+    person nothing (evals/README.md, the payment cases)."""
 
     def get_attribute(self, result: Any) -> str | None:
         registration = result.registration
         if registration.is_pending:
             return PENDING_NEXT_ACTION
         if registration.is_pending_payment:
-            return PAYMENT_NEXT_ACTION
+            return PAYMENT_NEXT_ACTION.format(
+                due_at=_iso(registration.payment_due_at),
+                amount=f"{registration.amount:,}",
+                reference=registration.payment_reference_text,
+                url=payment_url(registration.event),
+            )
         if registration.is_active and registration.payment_status == PaymentStatus.AT_DOOR:
-            return DOOR_NEXT_ACTION
+            return DOOR_NEXT_ACTION.format(amount=f"{registration.amount:,}")
         return None
 
 

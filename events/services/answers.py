@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -65,13 +65,16 @@ def validate_answers(
     staff: bool = False,
     kept: Mapping[str, Any] | None = None,
     shown_by: Mapping[str, Any] | None = None,
+    ticket_types: Sequence[str] = (),
 ) -> dict[str, dict[str, Any]]:
     """The answers to store, or `AnswersInvalid` naming every problem at once (`answers.<identifier>`).
 
     `staff`: the organisers answer (their own questions included). `kept`: the stored answers being
     replaced, whose organisers-only answers an attendee's change keeps as they were. `shown_by`: the
     values already stored for questions not in `questions` (the person's own, when the organisers
-    answer theirs), read only to decide which of `questions` are shown.
+    answer theirs), read only to decide which of `questions` are shown. `ticket_types`: the identifiers
+    of the event's ticket types on sale, named in the refusal of answers to an event that asks no
+    questions (a small model put the ticket type the person chose there; evals/README.md).
     """
     given = dict(answers or {})
     problems: dict[str, list[dict[str, str]]] = {}
@@ -106,6 +109,12 @@ def validate_answers(
             extra["validIdentifiers"] = sorted(asked)
             if not asked:  # a small model filled `answers` with search filters: say plainly what to do
                 extra["nextAction"] = "This event asks no questions: call again without answers."
+                if len(ticket_types) > 1:
+                    extra["nextAction"] += (
+                        " The ticket type the person chose goes in ticket_type, one of: "
+                        + ", ".join(ticket_types)
+                        + "."
+                    )
         raise AnswersInvalid(extra=extra)
     labels = {q.identifier: dict(q.label) for q in questions}
     stored = {

@@ -124,8 +124,10 @@ def register_event(
     answer = policies.may_register(seats.facts, _visitor_facts(visitor, seats), now=now)
     if not answer.allowed and not seats.offer_due:  # an offer due might free a seat first: decide locked
         answer.enforce()
-    stored = validate_answers(questions=form_of(event.question_form), answers=answers)
-    spec = tickets.choose(tickets.types_of(event), ticket_type, now=now)
+    types = tickets.types_of(event)
+    on_sale = [spec.identifier for spec in tickets.on_sale(types, now)]
+    stored = validate_answers(questions=form_of(event.question_form), answers=answers, ticket_types=on_sale)
+    spec = tickets.choose(types, ticket_type, now=now)
     start = payment_start(event, spec, payment_method, now=now, approval=event.requires_approval)
     if answer.allowed and seats.counter_right and not seats.anyone_waiting and spec.cap is None:
         result = _take_and_confirm(visitor, event, seats, now=now, answers=stored, start=start)

@@ -50,6 +50,10 @@ def test_registering_for_a_paid_type_answers_pending_payment_with_the_instructio
     assert payment["methods"] == ["bank_transfer"]
     assert {"bank", "branch", "accountName", "accountNumber"} <= set(payment["instructions"])
     assert payment["url"].endswith("/events/evt-paid/payment/") and payment["dueAt"]
+    # nextAction names the values themselves, so that relaying it word for word tells the person enough
+    for value in ("600 TWD", payment["reference"], payment["dueAt"], payment["url"]):
+        assert value in body["nextAction"]
+    assert "payment.amount" not in body["nextAction"]
 
 
 def test_several_types_need_one_named(signed_in_api):
@@ -120,3 +124,16 @@ def test_a_manager_records_a_refund_once_the_seat_is_given_back(signed_in_api, m
         "INVALID_INPUT",
         "UNKNOWN_PARAMETER",
     )
+
+
+def test_paying_at_the_door_registers_at_once_and_names_the_amount(signed_in_api, event):
+    event.at_door = True
+    event.save(update_fields=["at_door"])
+    response = signed_in_api.write("POST", URL, {"ticket_type": "regular", "payment_method": "at_door"})
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert (body["registration"]["status"], body["registration"]["payment"]["status"]) == (
+        "confirmed",
+        "at_door",
+    )
+    assert "1,200 TWD at the door" in body["nextAction"]

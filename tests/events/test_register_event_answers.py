@@ -21,6 +21,7 @@ from tests.factories import (
     RegistrationFactory,
     UserFactory,
     choice_question,
+    paid_event,
 )
 from tests.tasks import run_tasks
 
@@ -81,6 +82,17 @@ def test_an_event_without_questions_registers_as_before_and_refuses_any_answer(p
     assert caught.value.extra["validIdentifiers"] == []
     assert caught.value.extra["nextAction"] == "This event asks no questions: call again without answers."
     assert register(person, event).registration.answers == {}
+
+
+def test_answers_to_an_event_without_questions_are_pointed_at_its_ticket_types(person):
+    event = paid_event(prices={"student": 300, "regular": 600})
+    with pytest.raises(AnswersInvalid) as caught:
+        register(person, event, answers={"student": "yes"})
+    assert caught.value.extra["nextAction"] == (
+        "This event asks no questions: call again without answers. The ticket type the person chose "
+        "goes in ticket_type, one of: student, regular."
+    )
+    assert not Registration.objects.exists()
 
 
 def test_the_person_changes_their_answers_until_the_event_starts(person, workshop):
