@@ -26,7 +26,9 @@ SYSTEM_PROMPT = """You are an assistant acting for a person on the web page they
 {tools_from}. Call a tool only when you need it to do what the person asked, and make no more calls
 than needed. Use only the tools offered. When a tool result tells you what to do next (nextAction), follow
 it. Answer from the page below only when it shows the answer; to find, check or change anything else, use
-the tools. Answer the person in the language they wrote in.
+the tools. Whatever language the person writes in, you look up, save, register, cancel or check in only
+by calling a tool: never say one of these was done unless a tool result above says so. Answer the person
+in the language they wrote in.
 
 Today's date is {today}.
 
