@@ -249,7 +249,10 @@ class StubModelServer:
         return Handler
 
     def start(self) -> str:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="stub-model", daemon=True)
+        # A short poll: stop() (shutdown) waits for the loop to look, 0.5 s with the default.
+        self._thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, name="stub-model", daemon=True
+        )
         self._thread.start()
         return self.base_url
 

@@ -97,7 +97,8 @@ class DocumentServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        # A short poll: shutdown() waits for the loop to look, 0.5 s a test with the default.
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
 
     def document(self, path: str, document: dict, **headers: str) -> None:
         self.routes[path] = (200, headers, json.dumps(document).encode())

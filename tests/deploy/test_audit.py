@@ -118,7 +118,8 @@ class Registry(BaseHTTPRequestHandler):
 @pytest.fixture
 def registry():
     server = ThreadingHTTPServer(("127.0.0.1", 0), Registry)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # A short poll: shutdown() waits for the loop to look, 0.5 s a test with the default.
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()

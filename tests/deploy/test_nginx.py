@@ -67,7 +67,7 @@ def _pool(name: str) -> type[BaseHTTPRequestHandler]:
 @contextmanager
 def _echo_server(name: str) -> Iterator[int]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _pool(name))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     try:
         yield server.server_address[1]
