@@ -858,7 +858,7 @@ class _PendingNextAction(serializers.CharField):
             return PENDING_NEXT_ACTION
         if registration.is_pending_payment:
             return PAYMENT_NEXT_ACTION.format(
-                due_at=_iso(registration.payment_due_at),
+                due_at=timezone.localtime(registration.payment_due_at).isoformat(timespec="minutes"),
                 amount=f"{registration.amount:,}",
                 reference=registration.payment_reference_text,
                 url=payment_url(registration.event),
