@@ -21,6 +21,15 @@ from typing import Any
 from .browser import CallRecord
 
 DEFAULT_MAX_STEPS = 8
+#: A turn with more calls than this ends the case unplayed (`stoppedBy: too-many-calls`): the small
+#: model sometimes writes the same call twenty or thirty times in one turn until its token limit, and
+#: every result then goes into the next prompt (3 to 7 minutes a case on this machine, a failure
+#: whatever follows). No case of the bank needs more than three calls in a turn.
+MAX_CALLS_PER_TURN = 8
+#: A call refused this many times with the same arguments is not made again: the case ends
+#: (`stoppedBy: repeated-refusal`). One identical retry stays possible (a call that failed once may
+#: succeed the second time, RECOVERY-02); the same refusal a third time only repeats the answer.
+REFUSALS_BEFORE_STOP = 2
 
 SYSTEM_PROMPT = """You are an assistant acting for a person on the web page they have open, through the tools
 {tools_from}. Call a tool only when you need it to do what the person asked, and make no more calls
@@ -290,7 +299,10 @@ def run_agent(
     client: ChatClient, case_page, case_messages: list[dict], max_steps: int, trace: dict | None = None
 ) -> dict:
     """The loop. Fills `trace` as it goes (so a failure midway keeps what happened): prompt, steps,
-    calls, final answer, and why it stopped."""
+    calls, final answer, and why it stopped: `answer`, `step-limit`, `too-many-calls` (a turn of more
+    than MAX_CALLS_PER_TURN calls, none made) or `repeated-refusal` (a call refused
+    REFUSALS_BEFORE_STOP times sent again, not made). The last three end without an answer, so the
+    case fails as it would have at the step limit, minutes sooner."""
     prompt = system_prompt(case_page.context_text(), getattr(case_page, "via", "webmcp"))
     messages: list[dict] = [{"role": "system", "content": prompt}, *chat_messages(case_messages)]
     trace = trace if trace is not None else {}
@@ -302,6 +314,7 @@ def run_agent(
         stoppedBy="step-limit",
         tokens={"prompt": 0, "completion": 0, "largestPrompt": 0, "requests": 0},
     )
+    refusals: dict[str, int] = {}  # each call (name and arguments) refused, and how often
     for step in range(max_steps):
         tools = case_page.tools()
         specs = tool_specs(tools)
@@ -330,6 +343,9 @@ def run_agent(
             trace["finalAnswer"] = reply.get("content") or ""
             trace["stoppedBy"] = "answer"
             break
+        if len(tool_calls) > MAX_CALLS_PER_TURN:
+            trace["stoppedBy"] = "too-many-calls"
+            break
         for tool_call in tool_calls:
             function = tool_call.get("function") or {}
             name = function.get("name", "")
@@ -338,10 +354,16 @@ def run_agent(
                 args = json.loads(raw) if isinstance(raw, str) else raw
             except ValueError:
                 args = raw
+            if refusals.get(_call_key(name, args), 0) >= REFUSALS_BEFORE_STOP:
+                trace["stoppedBy"] = "repeated-refusal"
+                return trace
             if isinstance(args, dict) or args is None:
                 record = case_page.call(name, args or {})
             else:
                 record = CallRecord(name, args, error=f"arguments are not a JSON object: {str(raw)[:200]}")
+            if _refused(record):
+                key = _call_key(name, args)
+                refusals[key] = refusals.get(key, 0) + 1
             record_dict = record.as_dict()
             record_dict["step"] = step
             record_dict["toolCallId"] = tool_call.get("id")
@@ -355,3 +377,12 @@ def run_agent(
                 }
             )
     return trace
+
+
+def _call_key(name: str, args: Any) -> str:
+    return name + json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _refused(record: CallRecord) -> bool:
+    """A call that failed or was refused (the envelope's `ok: false`)."""
+    return record.error is not None or (isinstance(record.result, dict) and record.result.get("ok") is False)
