@@ -157,7 +157,7 @@ evals-model: messages chromium
 	$(PY) -m evals.local_model $(EVALS_MODEL_ARGS)
 
 # Performance figures, each a ratio or a count from one run; own databases and servers (bench/README.md).
-# The peer rows install pretix into .peer/venv once (bench/peer.py), with a Python 3.12 found as ours is.
+# The peer rows install pretix once per machine, into the user's cache (bench/peer.py), with a Python 3.12 found as ours is.
 bench: messages chromium nginx
 	@command -v wrk >/dev/null || { echo "Installing wrk"; $(call APT_INSTALL,wrk); }
 	PEER_PYTHON="$(PEER_PYTHON)" $(PY) -m bench.run $(BENCH_ARGS)

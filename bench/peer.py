@@ -1,8 +1,9 @@
 """pretix as the peer of `make bench-peer`: its virtualenv, configuration, databases, Redis and gunicorn.
 
 pretix 2026.8.0 is what an organiser would otherwise install. It gets everything of its own: a
-virtualenv (`.peer/venv`, Python 3.12 found as the Makefile finds ours, its pinned requirements in
-bench/peer-requirements.txt, never the project's uv.lock), a configuration file in the bench's work
+virtualenv (in the user's cache, shared by every clone: `PEER_HOME`, Python 3.12 found as the Makefile
+finds ours, its pinned requirements in bench/peer-requirements.txt, never the project's uv.lock), a
+configuration file in the bench's work
 directory, a PostgreSQL database on the bench's server and a Redis database number. Its migrated
 database (`bench_agentready_pretix_<version>`) and its built static files are made once and kept for
 later runs; every run seeds a copy of that database through pretix's ORM (bench/pretix_side.py), runs
@@ -15,6 +16,7 @@ and no celery, so its tasks (placing an order, rendering its e-mails) run eagerl
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import secrets
@@ -43,10 +45,19 @@ from bench.infra import (
 from harness.server import ServerProcess
 
 VERSION = "2026.8.0"
-PEER = ROOT / ".peer"
+REQUIREMENTS = ROOT / "bench" / "peer-requirements.txt"
+DIGEST = hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()
+#: pretix's virtualenv and static files, outside the clone and named by its requirements' digest: a new
+#: clone (CI's, a second checkout) uses the one already made on this machine rather than spending a
+#: minute and a half installing it again, and a change of the requirements makes a new one.
+PEER = Path(
+    os.environ.get("PEER_HOME")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    / "agentready-events"
+    / f"pretix-{VERSION}-{DIGEST[:12]}"
+)
 VENV = PEER / "venv"
 PYTHON = VENV / "bin" / "python"
-REQUIREMENTS = ROOT / "bench" / "peer-requirements.txt"
 SIDE = ROOT / "bench" / "pretix_side.py"
 #: Migrated once, kept between runs (its comment says it is complete).
 MIGRATED = f"{DB_PREFIX}_pretix_{VERSION.replace('.', '_')}"
@@ -95,20 +106,24 @@ def find_python() -> str | None:
     return None
 
 
-def _stamp() -> str:
-    return hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()
-
-
 def install(*, timeout: float = 900) -> Path:
-    """`.peer/venv` with pretix's pinned requirements, and its static files built; done once (a stamp
-    holds the requirements' digest). PeerUnavailable if it cannot be made here."""
+    """`PEER/venv` with pretix's pinned requirements, and its static files built; done once (a stamp
+    holds the requirements' digest), by one process at a time (a lock file: a bench and a test run
+    may both ask). PeerUnavailable if it cannot be made here."""
+    PEER.mkdir(parents=True, exist_ok=True)
+    with open(PEER / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _install(timeout)
+
+
+def _install(timeout: float) -> Path:
     stamp = VENV / ".installed"
-    if stamp.exists() and stamp.read_text() == _stamp():
+    if stamp.exists() and stamp.read_text() == DIGEST:
         return PYTHON
     base = find_python()
     if base is None:
         raise PeerUnavailable("no Python 3.12 found (PATH, pyenv): pretix 2026.8.0 is installed with one")
-    log(f"installing pretix {VERSION} into {VENV.relative_to(ROOT)} with {base} (once)")
+    log(f"installing pretix {VERSION} into {VENV} with {base} (once on this machine)")
     shutil.rmtree(VENV, ignore_errors=True)
     steps = [
         [base, "-m", "venv", str(VENV)],
@@ -132,7 +147,7 @@ def install(*, timeout: float = 900) -> Path:
             errors = [line for line in done.stderr.splitlines() if not line.startswith("WARNING")]
             raise PeerUnavailable(f"{' '.join(step[1:4])} failed: {' '.join(errors[-3:])[:400]}")
     _pretix(["rebuild"], config=_write_config(PEER / "rebuild", database=None), timeout=600, what="rebuild")
-    stamp.write_text(_stamp())
+    stamp.write_text(DIGEST)
     return PYTHON
 
 

@@ -1,8 +1,9 @@
-"""The peer's side of `make bench-peer`, run by pretix's own interpreter (`.peer/venv`), never by ours.
+"""The peer's side of `make bench-peer`, run by pretix's own interpreter, never by ours (the path of
+which `.venv/bin/python -m bench.peer install` prints):
 
-    .peer/venv/bin/python -P bench/pretix_side.py seed --capacity 5000
-    .peer/venv/bin/python -P bench/pretix_side.py check --organizer bench --event peer
-    .peer/venv/bin/python -P bench/pretix_side.py statements --host 127.0.0.1:8123 --token …
+    $PRETIX_PYTHON -P bench/pretix_side.py seed --capacity 5000
+    $PRETIX_PYTHON -P bench/pretix_side.py check --organizer bench --event peer
+    $PRETIX_PYTHON -P bench/pretix_side.py statements --host 127.0.0.1:8123 --token …
 
 `PRETIX_CONFIG_FILE` and `DJANGO_SETTINGS_MODULE` (pretix's settings with a dummy e-mail backend) come
 from bench/peer.py, which writes both. `-P` keeps this file's directory off `sys.path`: the bench's own

@@ -4,6 +4,7 @@
     .venv/bin/python -m bench.profile --path /bench/floor?location=taipei --name floor
     .venv/bin/python -m bench.profile --mcp search_events --name mcp-search   # tools/call over /mcp
     .venv/bin/python -m bench.profile --mcp tools/list --name mcp-tools-list
+    .venv/bin/python -m bench.profile --rush --name rush-refusal   # a rush attempt on a full event
 
 The bench's own database (10 000 events, as `make bench`), one gunicorn sync worker, wrk keeping two
 connections busy, and py-spy sampling that worker 250 times a second for the given seconds. It
@@ -25,7 +26,7 @@ import threading
 from pathlib import Path
 
 from bench import load
-from bench.figures import mcp
+from bench.figures import contention, mcp
 from bench.figures.throughput import SEARCH_PATH
 from bench.infra import PYTHON, ROOT, BenchError, gunicorn, log
 from bench.session import Session, argument_parser
@@ -91,10 +92,14 @@ MCP_BODIES = {
 }
 
 
-def measure(session: Session, *, path: str, name: str, seconds: float, mcp_call: str = "") -> dict:
+def measure(
+    session: Session, *, path: str, name: str, seconds: float, mcp_call: str = "", rush: bool = False
+) -> dict:
     url = session.dbs.create("bench_agentready_profile")
     session.manage(url, "migrate")
-    session.populate(url, "profile", "--events", str(EVENTS), "--demo")
+    rush_file = session.workdir / "rush.json"
+    rush_args = ("--contention-file", str(rush_file), "--users", "2", "--capacity", "1") if rush else ()
+    session.populate(url, "profile", "--events", str(EVENTS), "--demo", *rush_args)
     server = ServerProcess(
         "profile",
         functools.partial(gunicorn, workers=1),
@@ -109,6 +114,8 @@ def measure(session: Session, *, path: str, name: str, seconds: float, mcp_call:
         payload = MCP_BODIES[mcp_call]
         mcp.post_mcp(base, payload)  # checked: a JSON-RPC result
         request = {"headers": mcp.HEADERS, "body": json.dumps(payload, separators=(",", ":")).encode()}
+    if rush:
+        path, request = _rush_attempt(base, json.loads(rush_file.read_text()))
     load.wrk(base + path, connections=2, threads=1, seconds=2, **request)  # warm up
     PROFILES.mkdir(exist_ok=True)
     raw = session.workdir / f"{name}.raw"
@@ -152,6 +159,38 @@ def measure(session: Session, *, path: str, name: str, seconds: float, mcp_call:
     return {"path": path, "rate": measured["slice"].rate, "svg": str(svg.relative_to(ROOT))}
 
 
+def _rush_attempt(base: str, setup: dict) -> tuple[str, dict]:
+    """The rush's request (bench/figures/contention.py) as most of its attempts meet it: the first
+    person takes the event's one seat, and the second's attempt, with the same answers and ticket
+    type, is then refused EVENT_FULL again and again (in a rush of 2,000 for 50 seats, 39 in 40)."""
+    path = contention.CONTENTION_PATH.format(event=setup["event"])
+    port = int(base.rsplit(":", 1)[1])
+    taken, refused = (
+        load.closed_loop(
+            port=port,
+            requests=load.registration_requests(
+                port=port,
+                path=path,
+                sessions=[key],
+                session_cookie=setup["session_cookie"],
+                csrf_cookie=setup["csrf_cookie"],
+                bodies=setup["bodies"],
+            ),
+            connections=1,
+        )
+        for key in setup["sessions"]
+    )
+    if taken["statuses"] != {"201": 1} or refused["reasons"] != {"EVENT_FULL": 1}:
+        raise BenchError(f"the rush attempt was not refused EVENT_FULL: {taken} {refused}")
+    headers = {
+        "Cookie": f"{setup['session_cookie']}={setup['sessions'][1]}; {setup['csrf_cookie']}={load.CSRF}",
+        "X-CSRFToken": load.CSRF,
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+    }
+    return path, {"headers": headers, "body": json.dumps(setup["bodies"][0]).encode()}
+
+
 def main(argv: list[str]) -> int:
     parser = argument_parser("python -m bench.profile", __doc__)
     parser.add_argument("--path", default=SEARCH_PATH, help="the path to request (default: the API search)")
@@ -159,6 +198,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seconds", type=float, default=20, help="sampling time in all")
     parser.add_argument(
         "--mcp", choices=sorted(MCP_BODIES), default="", help="POST this JSON-RPC call to /mcp instead"
+    )
+    parser.add_argument(
+        "--rush", action="store_true", help="POST the rush's registration attempt on a full event instead"
     )
     args = parser.parse_args(argv)
     load.require_wrk()
@@ -170,7 +212,7 @@ def main(argv: list[str]) -> int:
     return run_session(
         "bench",
         lambda session: measure(
-            session, path=args.path, name=args.name, seconds=args.seconds, mcp_call=args.mcp
+            session, path=args.path, name=args.name, seconds=args.seconds, mcp_call=args.mcp, rush=args.rush
         ),
         report,
         force_sqlite=args.sqlite,

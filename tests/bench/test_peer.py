@@ -3,8 +3,9 @@
 bench/visits.py, which count a registration or an order only when it was made, and a refusal as a
 failure, on both sites.
 
-pretix is installed into .peer/venv as `make bench-peer` does (once; its pinned requirements from the
-package registry). Where it cannot be installed, the first test is skipped and says why.
+pretix is installed as `make bench-peer` installs it (bench/peer.py: once on the machine, into the user's
+cache; its pinned requirements from the package registry). Where it cannot be installed, the first test
+is skipped and says why.
 """
 
 from __future__ import annotations

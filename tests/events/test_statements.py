@@ -12,7 +12,7 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.statements import StatementCache, StatementMismatch, compile_shape
+from core.statements import PREPARE_AFTER, StatementCache, StatementMismatch, compile_shape
 from core.visitors import Visitor
 from events.models import Event
 from events.selectors import MAX_CACHED_OFFSET, SUMMARY_PAGE, _summary_page, search_events
@@ -43,8 +43,10 @@ def catalogue():
 
 
 #: Any character a keyword can reach the use case with: the input serializer refuses NUL (DRF's
-#: ProhibitNullCharactersValidator) before any search, and PostgreSQL text cannot hold it.
-KEYWORD_CHARACTERS = st.characters(exclude_characters="\x00")
+#: ProhibitNullCharactersValidator) before any search, and PostgreSQL text cannot hold it; a lone
+#: surrogate is no text a request carries (a query string is decoded as UTF-8, replacing what is not;
+#: the MCP's JSON parser refuses it) and cannot be encoded to send to PostgreSQL.
+KEYWORD_CHARACTERS = st.characters(exclude_characters="\x00", exclude_categories=["Cs"])
 
 
 def orm_rows(shape, values):
@@ -174,3 +176,31 @@ def test_with_the_cache_off_a_selector_of_plain_tuples_gets_named_rows(settings,
     settings.STATEMENT_CACHE = False
     [row] = StatementCache(plain).rows((), {"pk": event.pk})
     assert [row] == compiled and row._asdict() == {"public_id": event.public_id, "capacity": event.capacity}
+
+
+def test_on_postgresql_a_statement_run_again_and_again_is_prepared_and_still_answers_the_same(catalogue):
+    """The cached statements are sent with server-side binding, and prepared once they have run
+    PREPARE_AFTER times on the connection (PostgreSQL plans them once); Django's own statements on
+    the same connection stay unprepared. The rows are the same every time."""
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's; SQLite runs the statement as it is")
+    values = {"now": timezone.now(), "query": "Django"}
+    shape = (5, 0, None, False)
+    expected = orm_rows(shape, values)
+
+    def prepared() -> list[str]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT statement FROM pg_prepared_statements")
+            return [row[0] for row in cursor.fetchall()]
+
+    answers = [SUMMARY_PAGE.rows(shape, values) for _ in range(PREPARE_AFTER + 1)]
+    assert all(answer == expected for answer in answers)
+    sql = SUMMARY_PAGE._compiled[("postgresql", "default", shape, ("now", "query"))].sql
+    assert [statement for statement in prepared() if statement.startswith(sql[:60])]
+    assert any("$1" in statement for statement in prepared())
+    with CaptureQueriesContext(connection) as captured:  # still logged as any statement is
+        assert SUMMARY_PAGE.rows(shape, values) == expected
+    assert len(captured) == 1
+    for _ in range(PREPARE_AFTER + 1):  # Django's own: never prepared
+        Event.objects.filter(title__contains="never-prepared").count()
+    assert not [statement for statement in prepared() if "never-prepared" in statement]
