@@ -49,6 +49,7 @@ def _run(made: list[visits.Visit]) -> visits.Outcome:
     return visits.run(iter(made), connections=2, seconds=120)
 
 
+@pytest.mark.own_database  # pretix on the bench's PostgreSQL
 def test_pretix_is_seeded_as_said_and_the_checks_count_only_completed_orders(tmp_path):
     try:
         peer.install()

@@ -31,7 +31,7 @@ from django.conf import settings
 
 from bench.faults import unavailable
 
-pytestmark = [pytest.mark.faults, pytest.mark.serial]
+pytestmark = [pytest.mark.faults, pytest.mark.serial, pytest.mark.own_database]
 
 #: Shorter than `make faults` (docs/reliability.md has its figures), to keep `make test` within its time:
 #: 1 s of traffic before the faults, 3 s after each, and 2 kills (each original worker once) instead of 4.

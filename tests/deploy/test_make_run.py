@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.own_database]
 
 
 def _free_port() -> int:

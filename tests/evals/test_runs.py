@@ -23,7 +23,7 @@ from evals.server import PROJECT_DIR, SeededServer
 from evals.stub_model import StubModelServer
 from harness.chromium import CHROMIUM
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.own_database]
 
 
 def in_chromium(test):
