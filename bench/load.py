@@ -207,16 +207,21 @@ def registration_requests(
             "POST",
             path,
             port=port,
-            headers={
-                "Cookie": f"{session_cookie}={key}; {csrf_cookie}={CSRF}",
-                "X-CSRFToken": CSRF,
-                "Content-Type": "application/json",
-                "Accept": "application/json",
-            },
+            headers=registration_headers(session_cookie, csrf_cookie, key),
             body=json.dumps(bodies[n % len(bodies)]).encode() if bodies else b"",
         )
         for n, key in enumerate(sessions)
     ]
+
+
+def registration_headers(session_cookie: str, csrf_cookie: str, key: str) -> dict[str, str]:
+    """A signed-in person's JSON write: their session cookie, the CSRF cookie and its header."""
+    return {
+        "Cookie": f"{session_cookie}={key}; {csrf_cookie}={CSRF}",
+        "X-CSRFToken": CSRF,
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+    }
 
 
 def closed_loop(

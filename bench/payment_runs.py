@@ -158,6 +158,22 @@ def _event(public_id: str, *, capacity: int | None, questions: int = 0) -> Event
     return Event.objects.get(pk=event.pk)
 
 
+def _awaiting_transfer(person: Any, event: Event, *, reference: str, due: datetime) -> Registration:
+    """A regular-type registration holding its seat until `due`, its bank transfer awaited (unsaved:
+    the sweep's and the import's set-ups bulk-create them)."""
+    return Registration(
+        user=person,
+        event=event,
+        status=RegistrationStatus.PENDING_PAYMENT,
+        ticket_type="regular",
+        amount=registration_form.TICKET_TYPES["regular"],
+        payment_method=PaymentMethod.BANK_TRANSFER,
+        payment_status=PaymentStatus.AWAITING,
+        payment_reference=reference,
+        payment_due_at=due,
+    )
+
+
 # ── the registration write ─────────────────────────────────────────────────────────────────────
 
 
@@ -406,22 +422,6 @@ def _payments_digest() -> str:
 
 
 # ── the real model's cost ──────────────────────────────────────────────────────────────────────
-
-
-def _awaiting_transfer(person: Any, event: Event, *, reference: str, due: datetime) -> Registration:
-    """A regular-type registration holding its seat until `due`, its bank transfer awaited (unsaved:
-    the sweep's and the import's set-ups bulk-create them)."""
-    return Registration(
-        user=person,
-        event=event,
-        status=RegistrationStatus.PENDING_PAYMENT,
-        ticket_type="regular",
-        amount=registration_form.TICKET_TYPES["regular"],
-        payment_method=PaymentMethod.BANK_TRANSFER,
-        payment_status=PaymentStatus.AWAITING,
-        payment_reference=reference,
-        payment_due_at=due,
-    )
 
 
 def model_runs(reports: Path | None = None) -> dict[str, Any]:

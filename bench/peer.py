@@ -46,7 +46,12 @@ from harness.server import ServerProcess
 
 VERSION = "2026.8.0"
 REQUIREMENTS = ROOT / "bench" / "peer-requirements.txt"
-DIGEST = hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()
+#: Of the requirement lines (not the comments): what the virtualenv is made from.
+DIGEST = hashlib.sha256(
+    "\n".join(
+        line for line in REQUIREMENTS.read_text().splitlines() if line.strip() and not line.startswith("#")
+    ).encode()
+).hexdigest()
 #: pretix's virtualenv and static files, outside the clone and named by its requirements' digest: a new
 #: clone (CI's, a second checkout) uses the one already made on this machine rather than spending a
 #: minute and a half installing it again, and a change of the requirements makes a new one.

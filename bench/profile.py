@@ -165,29 +165,24 @@ def _rush_attempt(base: str, setup: dict) -> tuple[str, dict]:
     type, is then refused EVENT_FULL again and again (in a rush of 2,000 for 50 seats, 39 in 40)."""
     path = contention.CONTENTION_PATH.format(event=setup["event"])
     port = int(base.rsplit(":", 1)[1])
-    taken, refused = (
-        load.closed_loop(
+    cookies = (setup["session_cookie"], setup["csrf_cookie"])
+    first, second = setup["sessions"]
+
+    def attempt(key: str) -> dict:
+        requests = load.registration_requests(
             port=port,
-            requests=load.registration_requests(
-                port=port,
-                path=path,
-                sessions=[key],
-                session_cookie=setup["session_cookie"],
-                csrf_cookie=setup["csrf_cookie"],
-                bodies=setup["bodies"],
-            ),
-            connections=1,
+            path=path,
+            sessions=[key],
+            session_cookie=cookies[0],
+            csrf_cookie=cookies[1],
+            bodies=setup["bodies"],
         )
-        for key in setup["sessions"]
-    )
+        return load.closed_loop(port=port, requests=requests, connections=1)
+
+    taken, refused = attempt(first), attempt(second)
     if taken["statuses"] != {"201": 1} or refused["reasons"] != {"EVENT_FULL": 1}:
         raise BenchError(f"the rush attempt was not refused EVENT_FULL: {taken} {refused}")
-    headers = {
-        "Cookie": f"{setup['session_cookie']}={setup['sessions'][1]}; {setup['csrf_cookie']}={load.CSRF}",
-        "X-CSRFToken": load.CSRF,
-        "Content-Type": "application/json",
-        "Accept": "application/json",
-    }
+    headers = load.registration_headers(*cookies, second)
     return path, {"headers": headers, "body": json.dumps(setup["bodies"][0]).encode()}
 
 

@@ -5,7 +5,8 @@ Both are plain Django views behind the same middleware, on the same server.
 - The bare view reads nothing from the database and returns, unchanged, a JSON body captured from
   the API before the load starts (its path is in BENCH_BARE_BODY): the framework's ceiling.
 - The floor view does the work the answer needs and nothing else: the search endpoint's SQL (the
-  same statement with the same conditions) through a raw cursor, rows turned
+  same statement with the same conditions, prepared on PostgreSQL as the API's is) through a raw
+  cursor, rows turned
   into the same JSON bytes with orjson, which the API's renderer also uses. It is the fair ceiling:
   what a hand-written view could reach. The bench checks before the load that it answers the API's
   bytes exactly.
@@ -25,6 +26,7 @@ from django.urls import include, path
 from django.utils import timezone
 
 from config import urls as site_urls
+from core.statements import server_binding
 
 FILTERS = ("location", "price", "level")
 # The statement the API search sends for a first page without a keyword (tests/bench/test_floor.py
@@ -70,6 +72,8 @@ def floor(request: HttpRequest) -> HttpResponse:
 
     zone = ZoneInfo(settings.TIME_ZONE)
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":  # sent as the API sends its compiled statement: prepared
+            server_binding(cursor)
         cursor.execute(
             PAGE_SQL.format(inner=where("U0"), outer=where("events_event")), [*conditions, now, *conditions]
         )

@@ -24,10 +24,10 @@ that compiled it) is never kept; each call binds and converts on its own thread'
 
 On PostgreSQL these statements, and only these, are also prepared on the connection (psycopg's
 server-side binding, prepared once a statement has run `PREPARE_AFTER` times on it): PostgreSQL then
-plans them once per connection instead of on every call. The seat read of a registration (nine
-subqueries) took 0.9 ms a call, of which 0.7 ms was planning; prepared, 0.2 ms. Every other
-statement keeps Django's client-side binding, unprepared (Django's default, for connection poolers:
-behind one that cannot keep prepared statements, set STATEMENT_CACHE=0).
+plans them once per connection instead of on every call, which was most of the seat read's time
+(bench/profiles/README.md, "a rush attempt"). Every other statement keeps Django's client-side
+binding, unprepared (Django's default, for connection poolers: behind one that cannot keep prepared
+statements, set STATEMENT_CACHE=0).
 """
 
 from __future__ import annotations
@@ -219,7 +219,7 @@ class StatementCache:
                 raise StatementMismatch(f"{shape}: bound {compiled.sql!r} {params!r}, ORM {expected!r}")
         with connection.cursor() as cursor:
             if connection.vendor == "postgresql":
-                _server_binding(cursor)
+                server_binding(cursor)
             cursor.execute(compiled.sql, params)
             fetched = cursor.fetchall()
         return compiled.convert(fetched, connection)
@@ -229,7 +229,7 @@ class StatementCache:
 PREPARE_AFTER = 5
 
 
-def _server_binding(cursor) -> None:
+def server_binding(cursor) -> None:
     """Make Django's `cursor` (its wrapper: query logging and execute wrappers stay) send its statement
     with server-side binding, which psycopg prepares once it has run `PREPARE_AFTER` times on the
     connection. Django's client-side cursors never prepare, so the connection's threshold, which

@@ -22,7 +22,7 @@ from .browser import CallRecord
 
 DEFAULT_MAX_STEPS = 8
 #: A turn with more calls than this ends the case unplayed (`stoppedBy: too-many-calls`): the small
-#: model sometimes writes the same call twenty or thirty times in one turn until its token limit, and
+#: model sometimes writes the same call 29 to 61 times in one turn until its token limit, and
 #: every result then goes into the next prompt (3 to 7 minutes a case on this machine, a failure
 #: whatever follows). No case of the bank needs more than three calls in a turn.
 MAX_CALLS_PER_TURN = 8

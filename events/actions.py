@@ -73,11 +73,10 @@ from events.contract import (
     WaitlistOutput,
 )
 
-from . import activity, payment_methods, policies, selectors, tickets
+from . import activity, payment_methods, policies, selectors
 from .choices import PaymentMethod
 from .errors import EventsTokenRequired
 from .models import PUBLIC_ID_PATTERN
-from .questions import form_of
 from .scopes import (
     CHECKIN_WRITE,
     PAYMENTS_WRITE,
@@ -98,7 +97,6 @@ from .services import (
     staff,
     waitlist,
 )
-from .services.answers import validate_answers
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -363,9 +361,10 @@ def registration_preview(visitor: Visitor, arguments: dict[str, Any]) -> str | N
         return None
     facts = details.visitor_facts(signed_in=True)
     policies.may_register(policies.EventFacts.of(details.event), facts, now=timezone.now()).enforce()
-    validate_answers(questions=form_of(details.event.question_form), answers=arguments.get("answers"))
     now = timezone.now()
-    spec = tickets.choose(tickets.types_of(details.event), arguments.get("ticket_type"), now=now)
+    _, spec = registrations.answers_and_ticket_type(
+        details.event, answers=arguments.get("answers"), ticket_type=arguments.get("ticket_type"), now=now
+    )
     when, who = _when_and_who(visitor, details)
     paying = ""
     if not spec.is_free:

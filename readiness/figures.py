@@ -48,17 +48,29 @@ class RevisionRates:
         return passed / graded if graded else None
 
 
+#: A real model's run: model mode with a model other than the stub's scripted policies ("stub-…",
+#: evals/stub_model.py), which are as scripted as a smoke run.
+STUB_PREFIX = "stub-"
+REAL_MODEL = Q(run__mode="model") & ~Q(run__model__startswith=STUB_PREFIX)
+
+
+#: The results that count: graded (`rerun_required` and `not_applicable` are not), of a run during
+#: which the site did not change (its results carry `revision_changed` and count for no revision).
+GRADED = Q(run__revision_changed=False) & ~Q(outcome__in=("rerun_required", "not_applicable"))
+
+
+def _real_model(row: dict[str, Any]) -> bool:
+    """`REAL_MODEL` for a row of `graded_counts`."""
+    return row["run__mode"] == "model" and not row["run__model"].startswith(STUB_PREFIX)
+
+
 def graded_counts() -> list[dict[str, Any]]:
     """The graded results counted per run, category and outcome: what `eval_rates` and `model_runs`
     both read; one query, so that the dashboard stays within its six statements (bench row
-    dashboard_queries).
-
-    `rerun_required` and `not_applicable` results are not graded. A run during which the site changed
-    counts for no revision (its results carry `revision_changed`).
+    dashboard_queries); `GRADED` says which count.
     """
     rows = (
-        EvalResult.objects.filter(run__revision_changed=False)
-        .exclude(outcome__in=("rerun_required", "not_applicable"))
+        EvalResult.objects.filter(GRADED)
         .values(
             "run_id",
             "run__revision",
@@ -83,7 +95,7 @@ def eval_rates(current_revision: str, counts: list[dict[str, Any]]) -> tuple[lis
     smoke and 43 % model read as 81 %."""
     by_revision: dict[str, RevisionRates] = {}
     for row in counts:
-        if row["run__mode"] == "model":
+        if _real_model(row):
             continue
         started = row["run__started_at"]
         rates = by_revision.setdefault(
@@ -106,11 +118,8 @@ def regressions(current_revision: str, previous_revision: str | None) -> list[di
     if not previous_revision:
         return []
     rows = (
-        EvalResult.objects.filter(
-            run__revision__in=[current_revision, previous_revision], run__revision_changed=False
-        )
-        .exclude(outcome__in=("rerun_required", "not_applicable"))
-        .exclude(run__mode="model")
+        EvalResult.objects.filter(GRADED, run__revision__in=[current_revision, previous_revision])
+        .exclude(REAL_MODEL)
         .values("run__revision", "case", "category", "outcome", "reason", "run__via")
     )
     outcomes: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
@@ -184,7 +193,7 @@ def model_runs(current_revision: str, counts: list[dict[str, Any]]) -> list[Mode
     revisions: dict[str, ModelRevision] = {}
     smoke: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     for row in counts:
-        if row["run__mode"] not in ("smoke", "model"):
+        if row["run__mode"] != "smoke" and not _real_model(row):
             continue
         key = (row["run__revision"], row["run__via"])
         passed = row["count"] if row["outcome"] == "pass" else 0
@@ -214,7 +223,7 @@ def model_runs(current_revision: str, counts: list[dict[str, Any]]) -> list[Mode
         found.paths = dict(sorted(found.paths.items(), key=lambda item: (item[0] != "webmcp", item[0])))
     failing = (
         EvalResult.objects.filter(
-            run__mode="model",
+            REAL_MODEL,
             run__revision_changed=False,
             run__revision__in=[found.revision for found in shown],
             outcome__in=("fail", "error"),

@@ -48,8 +48,7 @@ def pytest_ignore_collect(collection_path, config):
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """`--suite-part` keeps one part of the suite; a test marked `own_database` must not use the test
-    database (CI runs those on its first database only). Spread over xdist workers, the slow tests that use no
+    """`--suite-part` keeps one part of the suite. Spread over xdist workers, the slow tests that use no
     test database then go first (after pytest-django's ordering of the others): each is a minute or
     two of one worker, and started last they would leave the other worker idle at the end."""
     part = config.getoption("suite_part")
@@ -69,13 +68,19 @@ def pytest_collection_modifyitems(config, items):
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = [item for item in items if bool(item.get_closest_marker("serial")) == serial]
-    own_but_shared = [
-        item.nodeid for item in items if item.get_closest_marker("own_database") and _uses_test_database(item)
-    ]
-    if own_but_shared:  # CI would run them on one database only (.ci/run)
-        pytest.exit(f"tests marked own_database use the test database: {own_but_shared}", 4)
+    _refuse_own_database_on_the_test_database(items)
     if hasattr(config, "workerinput"):
         items.sort(key=lambda item: not (item.get_closest_marker("slow") and not _uses_test_database(item)))
+
+
+def _refuse_own_database_on_the_test_database(items) -> None:
+    """A test marked `own_database` runs on CI's first database only (.ci/run): one that uses the test
+    database would then miss the second, so the collection stops."""
+    astray = [
+        item.nodeid for item in items if item.get_closest_marker("own_database") and _uses_test_database(item)
+    ]
+    if astray:
+        pytest.exit(f"tests marked own_database use the test database: {astray}", 4)
 
 
 class WholeFilesScheduling(LoadGroupScheduling):

@@ -66,7 +66,10 @@ def tests(session: nox.Session, django: str, variant: str) -> None:
     """The package's suite (and, in full, the example's) on one Django series, from the wheel."""
     wheel = built()
     target = str(wheel) if variant == "bare" else f"{wheel}[drf,mcp,oauth,testing]"
-    session.install(target, DJANGO[django], *TEST_TOOLS)
+    # drf-spectacular in full: a field's output schema is read from its annotations when it is there
+    # (tests/test_schema_sources.py); bare has no DRF at all.
+    extra = () if variant == "bare" else ("drf-spectacular>=0.28",)
+    session.install(target, DJANGO[django], *TEST_TOOLS, *extra)
     session.env["WEBMCP_EXPECT_INSTALLED"] = "1"
     if os.environ.get("WEBMCP_DIST"):  # the release's own files: tests/test_distribution.py reads them
         session.env["WEBMCP_WHEEL"] = str(wheel)

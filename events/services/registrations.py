@@ -124,16 +124,26 @@ def register_event(
     answer = policies.may_register(seats.facts, _visitor_facts(visitor, seats), now=now)
     if not answer.allowed and not seats.offer_due:  # an offer due might free a seat first: decide locked
         answer.enforce()
-    types = tickets.types_of(event)
-    on_sale = [spec.identifier for spec in tickets.on_sale(types, now)]
-    stored = validate_answers(questions=form_of(event.question_form), answers=answers, ticket_types=on_sale)
-    spec = tickets.choose(types, ticket_type, now=now)
+    stored, spec = answers_and_ticket_type(event, answers=answers, ticket_type=ticket_type, now=now)
     start = payment_start(event, spec, payment_method, now=now, approval=event.requires_approval)
     if answer.allowed and seats.counter_right and not seats.anyone_waiting and spec.cap is None:
         result = _take_and_confirm(visitor, event, seats, now=now, answers=stored, start=start)
         if result is not None:
             return result
     return _register_locked(visitor, event_id, choice)
+
+
+def answers_and_ticket_type(
+    event: Event, *, answers: Mapping[str, Any] | None, ticket_type: str | None, now: datetime
+) -> tuple[dict[str, Any], tickets.TicketTypeSpec]:
+    """The answers to store and the ticket type taken, or the refusal of either, read from the event
+    alone (nothing written): the same checks wherever a registration is decided or previewed (the MCP
+    confirmation, `actions.registration_preview`). A refusal of answers to an event that asks no
+    questions names its ticket types on sale (a small model put the type there; evals/README.md)."""
+    types = tickets.types_of(event)
+    on_sale = [spec.identifier for spec in tickets.on_sale(types, now)]
+    stored = validate_answers(questions=form_of(event.question_form), answers=answers, ticket_types=on_sale)
+    return stored, tickets.choose(types, ticket_type, now=now)
 
 
 class _RegisteredMeanwhile(Exception):
@@ -170,8 +180,9 @@ def _register_locked(visitor: Visitor, event_id: str, choice: _Choice) -> Regist
     if seats.registration_active:
         return _already_registered(visitor, event, seats)
     policies.may_register(seats.facts, _visitor_facts(visitor, seats), now=now).enforce()
-    stored = validate_answers(questions=form_of(event.question_form), answers=choice.answers)
-    spec = tickets.choose(tickets.types_of(event), choice.ticket_type, now=now)
+    stored, spec = answers_and_ticket_type(
+        event, answers=choice.answers, ticket_type=choice.ticket_type, now=now
+    )
     if spec.cap is not None:
         taken = Registration.objects.filter(event=event, ticket_type=spec.stored, status__in=HOLDING_SEAT)
         if taken.count() >= spec.cap:

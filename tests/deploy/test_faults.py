@@ -1,7 +1,8 @@
 """A database restart and killed gunicorn workers lose nothing that was acknowledged (`make faults`,
 bench/faults.py).
 
-Runs the fault run itself (shorter, `QUICKER`), about 35 s: a throw-away PostgreSQL cluster of its own
+Runs the fault run itself once for both tests (shorter, `QUICKER`), about 45 s: a throw-away PostgreSQL
+cluster of its own
 (never the machine's shared one), gunicorn with 2 sync workers, mixed saves, registrations and searches
 while PostgreSQL is stopped for 3 s, restarted, and restarted while the workers' connections are idle,
 then while serving workers are SIGKILLed one after the other (the arbiter starts a replacement each
@@ -14,7 +15,7 @@ answered when sent again and a dropped registration ends with exactly one with i
 that at least one registration was dropped and sent again: the test fails otherwise), and the workers
 (unchanged by the database faults; each killed one replaced, the same arbiter); it exits non-zero on
 any violation.
-A second test runs the payment sweep's fault alone, small: the sweep killed inside its batch leaves
+The same run then kills the payment sweep inside its batch, small (the second test): it leaves
 nothing, and its restart expires every overdue registration once, with its Activity row, and offers
 each freed seat once.
 The tests read the tables too, so a figure that must be 0 is seen to be 0. Skipped where the PostgreSQL
@@ -37,13 +38,31 @@ pytestmark = [pytest.mark.faults, pytest.mark.serial, pytest.mark.own_database]
 #: 1 s of traffic before the faults, 3 s after each, and 2 kills (each original worker once) instead of 4.
 #: Every check is the same. The 5 s recovery limit is still the one judged: the traffic goes on into the
 #: next fault, and the first 2xx after one has come within 0.1 s in every run. (The catalogue and the
-#: crowd stay: each write pair is sent once, so fewer would run out of pairs.)
-QUICKER = ("--before", "1", "--after", "3", "--kills", "2")
-#: The faults of the database and of gunicorn; the payment sweep's has a test of its own, below.
-SERVING_FAULTS = ("--faults", "outage,restart,idle-restart,worker-kill")
-#: The payment sweep's run, small: 6 events of 3 seats (18 overdue registrations), 2 s of traffic after.
-SWEEP_SMALL = ("--faults", "payment-sweep", "--before", "1", "--after", "2", "--sweep-events", "6")
-SWEEP_SMALL += ("--sweep-seats", "3")
+#: crowd stay: each write pair is sent once, so fewer would run out of pairs.) The payment sweep's fault
+#: comes last, small: 6 events of 3 seats (18 overdue registrations).
+QUICKER = ("--before", "1", "--after", "3", "--kills", "2", "--sweep-events", "6", "--sweep-seats", "3")
+#: The database's, gunicorn's and the payment sweep's faults, one cluster and one site for all of them.
+FAULTS = ("--faults", "outage,restart,idle-restart,worker-kill,payment-sweep")
+
+
+@pytest.fixture(scope="module")
+def fault_run() -> tuple[str, dict[str, list[str]]]:
+    """The fault run's output and its table rows; every check passed (its exit code says so)."""
+    why = unavailable()
+    if why:
+        pytest.skip(f"the fault run cannot start a PostgreSQL cluster here: {why}")
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.faults", "--no-record", *QUICKER, *FAULTS],
+        cwd=settings.BASE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    output = f"{done.stdout[-12000:]}\n{done.stderr[-6000:]}"
+    assert done.returncode == 0, output
+    assert "faults: every check passed" in done.stdout, output
+    return output, table_rows(done.stdout)
 
 
 def table_rows(output: str) -> dict[str, list[str]]:
@@ -56,22 +75,8 @@ def table_rows(output: str) -> dict[str, list[str]]:
     return rows
 
 
-def test_database_restarts_and_killed_workers_lose_no_acknowledged_write():
-    why = unavailable()
-    if why:
-        pytest.skip(f"the fault run cannot start a PostgreSQL cluster here: {why}")
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.faults", "--no-record", *QUICKER, *SERVING_FAULTS],
-        cwd=settings.BASE_DIR,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    output = f"{done.stdout[-8000:]}\n{done.stderr[-6000:]}"
-    assert done.returncode == 0, output
-    assert "faults: every check passed" in done.stdout, output
-    rows = table_rows(done.stdout)
+def test_database_restarts_and_killed_workers_lose_no_acknowledged_write(fault_run):
+    output, rows = fault_run
     for must_be_zero in (
         "acknowledged but not in the database",
         "registrations doubled",
@@ -98,22 +103,8 @@ def test_database_restarts_and_killed_workers_lose_no_acknowledged_write():
     assert dropped > 0 and sent_again >= dropped, output
 
 
-def test_a_payment_sweep_killed_in_its_batch_leaves_nothing_and_its_restart_expires_each_once():
-    why = unavailable()
-    if why:
-        pytest.skip(f"the fault run cannot start a PostgreSQL cluster here: {why}")
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.faults", "--no-record", *SWEEP_SMALL],
-        cwd=settings.BASE_DIR,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    output = f"{done.stdout[-8000:]}\n{done.stderr[-6000:]}"
-    assert done.returncode == 0, output
-    assert "faults: every check passed" in done.stdout, output
-    rows = table_rows(done.stdout)
+def test_a_payment_sweep_killed_in_its_batch_leaves_nothing_and_its_restart_expires_each_once(fault_run):
+    output, rows = fault_run
     assert rows["overdue registrations"][0] == "18", output
     assert rows["sweep killed while blocked on"][0].startswith('UPDATE "events_waitlistentry"'), output
     assert rows["expired"][0] == "18", output

@@ -8,7 +8,7 @@ import pytest
 
 from events.choices import RegistrationStatus
 from events.models import Activity, Registration, SavedEvent
-from tests.factories import EventFactory
+from tests.factories import EventFactory, paid_event
 
 from .conftest import MODES, call_tool, connect, raw_call, run
 
@@ -131,6 +131,30 @@ def test_a_token_saves_and_a_missing_scope_is_refused(mcp_url, mode, user, token
     assert not Registration.objects.exists()
     rows = Activity.objects.order_by("id").values_list("action", "outcome", "user")
     assert list(rows) == [("save_event", "OK", user.pk), ("register_event", "INSUFFICIENT_SCOPE", user.pk)]
+
+
+def test_a_ticket_type_given_as_an_answer_is_pointed_at_ticket_type_before_any_confirmation(
+    mcp_url, user, token_for
+):
+    """Over MCP every registration is previewed first (the confirmation), and the preview refuses what
+    the use case would refuse, with the same words: answers to an event that asks no questions name
+    its ticket types on sale (a small model's mistake, evals/README.md). Nothing is written."""
+    paid_event(public_id="evt-mcp-types", prices={"student": 300, "regular": 600})
+    token = token_for(user)
+
+    async def calls():
+        async with connect(mcp_url, token=token, mode=MODES[-1]) as client:
+            return await client.call_tool(
+                "register_event", {"event_id": "evt-mcp-types", "answers": {"student": "yes"}}
+            )
+
+    refused = run(calls())
+    assert refused.is_error is True and refused.structured_content["reason"] == "ANSWERS_INVALID"
+    assert refused.structured_content["nextAction"] == (
+        "This event asks no questions: call again without answers. The ticket type the person chose "
+        "goes in ticket_type, one of: student, regular."
+    )
+    assert not Registration.objects.exists()
 
 
 @pytest.mark.parametrize("mode", MODES)

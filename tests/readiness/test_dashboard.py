@@ -34,6 +34,7 @@ def report(
     mode: str = "smoke",
     via: str = "webmcp",
     finished: str | None = None,
+    model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m",
 ) -> bytes:
     """An eval report as evals/report.py writes it (the fields the import reads)."""
     end = {"revision": rev + "-new" if changed else rev, "toolCatalogueFingerprint": "sha256:x"}
@@ -43,7 +44,7 @@ def report(
             "formatVersion": 1,
             "mode": mode,
             "via": via,
-            "model": {"model": "qwen2.5-coder-1.5b-instruct-q4_k_m"} if mode == "model" else None,
+            "model": {"model": model} if mode == "model" else None,
             "startedAt": started,
             "finishedAt": finished or started,
             "health": {"start": {"revision": rev, "toolCatalogueFingerprint": "sha256:x"}, "end": end},
@@ -152,6 +153,19 @@ def test_pass_rates_per_category_for_this_revision_and_others_apart(staff_client
     regressions = html[html.index('id="regressions"') :]
     assert "SEL-02" in regressions and "expected search_events, got nothing" in regressions
     assert "SEL-01" not in regressions.split("</ul>")[0] and "NO-01" not in regressions.split("</ul>")[0]
+
+
+def test_a_stub_models_run_is_scripted_it_counts_in_the_rates_and_not_as_a_model(staff_client):
+    """The stub's policies (evals/stub_model.py) are scripts, as a smoke run is: their results are
+    the tools' rates and regressions, never the model section's."""
+    here = revision()
+    import_report(report(here, {"SEL-01": "pass", "NO-01": "pass"}))
+    import_report(report(here, {"SEL-01": "fail", "NO-01": "pass"}, mode="model", model="stub-good"))
+    html = staff_client.get(URL).content.decode()
+    table = html[html.index('id="eval-rates"') : html.index("</table>", html.index('id="eval-rates"'))]
+    [current] = [row for row in table.split("<tr") if "(this server)" in row]
+    assert "<td>100 %</td>" in current and "<td>50 %</td>" in current  # NO 2/2, SEL 1/2
+    assert 'id="model-runs"' not in html and "stub-good" not in html  # no real model's run to show
 
 
 def test_usage_by_mode_and_refusals(staff_client):
