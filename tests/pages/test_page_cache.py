@@ -22,7 +22,7 @@ from django.utils import timezone
 from events.choices import RegistrationStatus
 from events.models import Registration
 from events.templatetags.cards import CARD_TEMPLATE
-from tests.factories import EventFactory, RegistrationFactory, UserFactory
+from tests.factories import EventFactory, QuestionFactory, RegistrationFactory, UserFactory, choice_question
 
 from .conftest import EN, HTMX, manifest_in
 
@@ -227,3 +227,32 @@ def test_the_view_finds_the_region_under_the_key_the_cache_tag_keeps_it_by(catal
         _, templates = drawn(client, SEARCH)
     assert CARD_TEMPLATE not in templates
     assert not any('"events_event"."capacity"' in query["sql"] for query in queries.captured_queries)
+
+
+def test_the_event_pages_blank_questions_are_kept_and_the_same_as_drawn_across_changes(user, without_cache):
+    """The registration form's questions, drawn blank, are kept by the event's questions, the language
+    and the URL (templates/events/includes/register_questions.html): the page is the same with the
+    cache and without it after a question is added and in either language, and the second drawing
+    does not draw the questions again."""
+    event = EventFactory(public_id="evt-cache-questions")
+    choice_question(event, "diet", ["none", "other"], required=True, label_en="Diet")
+    client = Client()
+    client.force_login(user)
+    path = f"/events/{event.public_id}/"
+
+    def same(language: str) -> str:
+        without_cache(False)
+        cached, _ = drawn(client, path, **{"Accept-Language": language})
+        without_cache(True)
+        fresh, _ = drawn(client, path, **{"Accept-Language": language})
+        without_cache(False)
+        assert cached == fresh
+        return cached
+
+    caches["pages"].clear()
+    assert 'name="answers-diet"' in same("en") and "Diet" in same("en")
+    _, templates = drawn(client, path, **EN)
+    assert "events/includes/questions.html" not in templates  # kept: not drawn again
+    QuestionFactory(event=event, identifier="table_size", label_en="Table size", label_zh_hant="桌子大小")
+    assert 'name="answers-table_size"' in same("en")  # a new question: a new key, never the old part
+    assert "桌子大小" in same("zh-hant") and "Table size" not in same("zh-hant")
