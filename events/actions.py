@@ -360,8 +360,8 @@ def registration_preview(visitor: Visitor, arguments: dict[str, Any]) -> str | N
     if details.is_registered:
         return None
     facts = details.visitor_facts(signed_in=True)
-    policies.may_register(policies.EventFacts.of(details.event), facts, now=timezone.now()).enforce()
     now = timezone.now()
+    policies.may_register(policies.EventFacts.of(details.event), facts, now=now).enforce()
     _, spec = registrations.answers_and_ticket_type(
         details.event, answers=arguments.get("answers"), ticket_type=arguments.get("ticket_type"), now=now
     )

@@ -223,8 +223,8 @@ def model_runs(current_revision: str, counts: list[dict[str, Any]]) -> list[Mode
         found.paths = dict(sorted(found.paths.items(), key=lambda item: (item[0] != "webmcp", item[0])))
     failing = (
         EvalResult.objects.filter(
+            GRADED,
             REAL_MODEL,
-            run__revision_changed=False,
             run__revision__in=[found.revision for found in shown],
             outcome__in=("fail", "error"),
         )
