@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -93,9 +92,9 @@ def _authenticate(request: HttpRequest) -> HttpResponse | None:
 
 
 @csrf_exempt
-async def endpoint(request: HttpRequest) -> HttpResponse:
+def endpoint(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
-        refused = await sync_to_async(_authenticate)(request)
+        refused = _authenticate(request)
         if refused is not None:
             return refused
-    return await _protocol(request)
+    return _protocol(request)

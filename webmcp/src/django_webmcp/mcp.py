@@ -6,8 +6,8 @@ era (stateless, `server/discover`) and of 2025-11-25 (the `initialize` handshake
 legacy path) alike. Tools are generated from the same declarations as the pages' WebMCP tools: names,
 titles, descriptions and input schemas (a route-bound tool takes its parameter explicitly here).
 
-The app gives one function, `call(McpCall) -> McpAnswer`, run in a thread with the Django request: the
-use case and its envelope are the app's business; asking the person is this module's. A consequential
+The app gives one function, `call(McpCall) -> McpAnswer`, run on the request's own thread (`_blocking`):
+the use case and its envelope are the app's business; asking the person is this module's. A consequential
 tool is never run silently: a client that declared form elicitation (2026-07-28) is asked through it
 (the request state is sealed by the SDK, and inside it by us: bound to the caller, tool and arguments,
 expiring, and spent by the one answer it carries, `seal_request_state`); any other client
@@ -16,18 +16,20 @@ gets a preview and a signed `confirmation` to send back (`confirmation_token`).
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import hashlib
 import json
 import secrets
+import threading
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+import weakref
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 import mcp.types as types
-from asgiref.sync import sync_to_async
 from django.core import signing
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
@@ -157,9 +159,9 @@ class _Request:
     scopes: frozenset[str] | None = None  # the caller's token's scopes, when the view was given `scopes`
     scoped: bool = False  # whether tools are hidden and refused by scope on this request
 
-    async def who(self) -> str:
+    def who(self) -> str:
         if self.principal is None:
-            self.principal = await sync_to_async(self.identify)(self.http)
+            self.principal = _blocking(self.identify, self.http)
         return self.principal
 
 
@@ -385,7 +387,7 @@ def build_server(call: Caller, *, resource_metadata: Callable[[], str] | None = 
 
         async def run(*, confirmed: bool = True, final: bool = True) -> McpAnswer:
             given = _with_collected(arguments, state)
-            answer = await sync_to_async(call)(McpCall(declaration, given, current.http, confirmed, final))
+            answer = _blocking(call, McpCall(declaration, given, current.http, confirmed, final))
             current.headers.update(answer.headers)
             if answer.status is not None:
                 current.status = answer.status
@@ -394,7 +396,7 @@ def build_server(call: Caller, *, resource_metadata: Callable[[], str] | None = 
         async def done(answer: McpAnswer) -> Any:
             """The call's answer, or first the page the person must open (URL mode), when the client
             can be asked: the answer then comes back with the client's retry, carried sealed."""
-            if answer.url is None or answer.is_error or not await _can_open_pages(ctx, current.http):
+            if answer.url is None or answer.is_error or not _can_open_pages(ctx, current.http):
                 return _result(answer)
             if not _input_required(ctx):  # 2025-11-25: the error asks; the client's retry gets the result
                 raise UrlElicitationRequiredError(
@@ -407,7 +409,7 @@ def build_server(call: Caller, *, resource_metadata: Callable[[], str] | None = 
                     ]
                 )
             current.principal = None  # the write changed the caller's state: bind the page to it now
-            now_who = await current.who()
+            now_who = current.who()
             question = types.ElicitRequest(
                 params=types.ElicitRequestURLParams(message=answer.url.message, url=answer.url.url)
             )
@@ -421,7 +423,7 @@ def build_server(call: Caller, *, resource_metadata: Callable[[], str] | None = 
             arguments.pop(CONFIRMATION_PARAM, None)
             refused = spend_request_state(
                 params.request_state,
-                principal=await current.who(),
+                principal=current.who(),
                 tool=declaration.name,
                 arguments=arguments,
             )
@@ -432,7 +434,7 @@ def build_server(call: Caller, *, resource_metadata: Callable[[], str] | None = 
         if not declaration.consequential:
             return await done(await run())
         confirmation = arguments.pop(CONFIRMATION_PARAM, None)
-        who = await current.who()
+        who = current.who()
         elicitation = ctx.session.client_capabilities and ctx.session.client_capabilities.elicitation
         can_ask = bool(elicitation) and getattr(elicitation, "form", None) is not None
         if ELICIT_KEY in answers:  # the person answered the question we asked, if the state says so
@@ -520,7 +522,7 @@ def build_server(call: Caller, *, resource_metadata: Callable[[], str] | None = 
     return server
 
 
-async def _can_open_pages(ctx: Any, request: HttpRequest) -> bool:
+def _can_open_pages(ctx: Any, request: HttpRequest) -> bool:
     """The client declared URL-mode elicitation (2025-11-25 and later): with this request (2026-07-28),
     or in the handshake of the connection its credential opened (2025-11-25, `_remember_capabilities`)."""
     capabilities = ctx.session.client_capabilities
@@ -528,7 +530,7 @@ async def _can_open_pages(ctx: Any, request: HttpRequest) -> bool:
     if elicitation is not None and getattr(elicitation, "url", None) is not None:
         return True
     key = _capability_key(request)
-    return key is not None and bool(await cache.aget(key))
+    return key is not None and bool(cache.get(key))
 
 
 #: How long a 2025-11-25 client's declared capabilities are remembered after its handshake.
@@ -544,7 +546,7 @@ def _capability_key(request: HttpRequest) -> str | None:
     return "webmcp.mcp.url-elicitation:" + hashlib.sha256(credential.encode()).hexdigest()
 
 
-async def _remember_capabilities(request: HttpRequest, body: bytes) -> None:
+def _remember_capabilities(request: HttpRequest, body: bytes) -> None:
     """An `initialize` that declares URL-mode elicitation: remembered for the calls that follow with
     the same credential (the -32042 answer needs to know the client can open a page)."""
     key = _capability_key(request)
@@ -557,9 +559,9 @@ async def _remember_capabilities(request: HttpRequest, body: bytes) -> None:
     params = message.get("params") or {}
     elicitation = (params.get("capabilities") or {}).get("elicitation") if isinstance(params, dict) else None
     if isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict):
-        await cache.aset(key, True, CAPABILITIES_TTL)
+        cache.set(key, True, CAPABILITIES_TTL)
     else:
-        await cache.adelete(key)
+        cache.delete(key)
 
 
 def _input_required(ctx: Any) -> bool:
@@ -693,7 +695,7 @@ def mcp_view(
     scopes: Scopes | None = None,
     resource_metadata: Callable[[], str] | None = None,
     identity_of: Callable[[str], str] | None = None,
-) -> Callable[[HttpRequest], Awaitable[HttpResponse]]:
+) -> Callable[[HttpRequest], HttpResponse]:
     """The Django view serving `/mcp`: POST only, Origin checked (403), Host by ALLOWED_HOSTS.
 
     `scopes` (with WEBMCP_MCP_HIDE_OUT_OF_SCOPE on) hides and refuses tools by the caller's scopes;
@@ -709,51 +711,31 @@ def mcp_view(
 
     @login_not_required
     @csrf_exempt
-    async def view(request: HttpRequest) -> HttpResponse:
+    def view(request: HttpRequest) -> HttpResponse:
         origin = request.headers.get("Origin")
         if origin and origin not in allowed_origins():
             return HttpResponse("Invalid Origin header", status=403, content_type="text/plain")
         if request.method != "POST":
             return HttpResponse(status=405, headers={"Allow": "POST"})
-        status: list[int] = []
-        headers: list[tuple[bytes, bytes]] = []
-        chunks: list[bytes] = []
         body = request.body
-        delivered = False
         if b'"initialize"' in body:  # a 2025-11-25 client's handshake: what it can ask the person
-            await _remember_capabilities(request, body)
-
-        async def receive() -> dict[str, Any]:
-            # The body once; after that the client is simply there (a stream the SDK may wait on ends
-            # when its answer does), never a busy loop of the same body.
-            nonlocal delivered
-            if delivered:
-                await anyio.sleep_forever()
-            delivered = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        async def send(message: MutableMapping[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                status.append(message["status"])
-                headers.extend(message.get("headers", []))
-            elif message["type"] == "http.response.body":
-                chunks.append(message.get("body", b""))
-
-        manager = StreamableHTTPSessionManager(
-            app=server, stateless=True, json_response=True, security_settings=security
-        )
+            _remember_capabilities(request, body)
         current = _Request(request, principal, identity_of or (lambda principal: principal))
         if scopes is not None and setting("WEBMCP_MCP_HIDE_OUT_OF_SCOPE"):
             current.scoped, current.scopes = True, scopes(request)
         if b'"requestState"' in body:  # unsealed, and bound to the caller, before the tool runs
-            await current.who()
+            current.who()
+        manager = StreamableHTTPSessionManager(
+            app=server, stateless=True, json_response=True, security_settings=security
+        )
         token = _current.set(current)
         try:
-            async with manager.run():
-                await manager.handle_request(_scope(request), receive, send)
+            status, headers, content = _thread_loop().run_until_complete(
+                _exchange(manager, _scope(request), body)
+            )
         finally:
             _current.reset(token)
-        response = HttpResponse(b"".join(chunks), status=current.status or (status[0] if status else 500))
+        response = HttpResponse(content, status=current.status or status)
         for raw_name, raw_value in headers:
             if raw_name.lower() != b"content-length":
                 response[raw_name.decode("latin-1")] = raw_value.decode("latin-1")
@@ -762,6 +744,79 @@ def mcp_view(
         return response
 
     return view
+
+
+async def _exchange(
+    manager: StreamableHTTPSessionManager, scope: dict[str, Any], body: bytes
+) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """One POST through the SDK's transport: its status, headers and body."""
+    status: list[int] = []
+    headers: list[tuple[bytes, bytes]] = []
+    chunks: list[bytes] = []
+    delivered = False
+
+    async def receive() -> dict[str, Any]:
+        # The body once; after that the client is simply there (a stream the SDK may wait on ends
+        # when its answer does), never a busy loop of the same body.
+        nonlocal delivered
+        if delivered:
+            await anyio.sleep_forever()
+        delivered = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            status.append(message["status"])
+            headers.extend(message.get("headers", []))
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    async with manager.run():
+        await manager.handle_request(scope, receive, send)
+    return (status[0] if status else 500), headers, b"".join(chunks)
+
+
+# ── the request's own event loop ──────────────────────────────────────────────────────────────
+
+
+class _Loops(threading.local):
+    loop: asyncio.AbstractEventLoop | None = None
+
+
+_loops = _Loops()
+
+
+def _thread_loop() -> asyncio.AbstractEventLoop:
+    """This thread's event loop for the SDK's transport, made at its first `/mcp` request and closed
+    with the thread.
+
+    Why not an `async def` view: under WSGI (the sync gunicorn workers) Django runs one through
+    asgiref's `async_to_sync`, which starts a thread and a new event loop for every request and sends
+    each call into the app back to the request's thread through its executor; that plumbing, not the
+    tool, was most of an MCP call (bench/profiles/README.md, "The MCP path"), and the bench row
+    "MCP tools/call search_events ÷ API search throughput" missed its 0.5 with it. Here the loop runs
+    on the request's own thread and the app's calls run in place (`_blocking`). Under ASGI Django runs
+    this sync view in a worker thread, which gets a loop of its own the same way.
+    """
+    loop = _loops.loop
+    if loop is None or loop.is_closed():
+        loop = _loops.loop = asyncio.new_event_loop()
+        weakref.finalize(threading.current_thread(), loop.close)
+    return loop
+
+
+def _blocking[**P, R](function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """Run the app's synchronous `function` (the ORM, the use case) in place, on the request's thread.
+
+    The loop it is called from belongs to this one request (`_thread_loop`), so blocking it blocks
+    nobody else; Django's async-safety check, which refuses the ORM where an event loop runs, is told
+    so by hiding the loop while `function` runs."""
+    running = asyncio._get_running_loop()
+    asyncio._set_running_loop(None)
+    try:
+        return function(*args, **kwargs)
+    finally:
+        asyncio._set_running_loop(running)
 
 
 def _scope(request: HttpRequest) -> dict[str, Any]:
