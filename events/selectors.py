@@ -128,7 +128,20 @@ def state_version(*, visitor: Visitor) -> int:
     """The visitor's current stateVersion (0 before their first change)."""
     if not visitor.key:
         return 0
-    return VisitorState.objects.filter(visitor_key=visitor.key).values_list("version", flat=True).first() or 0
+    rows = STATE_VERSION.rows("version", {"visitor_key": visitor.key})
+    return rows[0].version if rows else 0
+
+
+def _state_version(shape: Any, values: Mapping[str, Any]) -> QuerySet:
+    rows = VisitorState.objects.filter(visitor_key=values["visitor_key"])
+    return rows.values_list("version", named=True)[:1]
+
+
+#: Compiled once per process (core/statements.py): every write's envelope and every refusal's carries
+#: the stateVersion, so a refused rush attempt reads it after its seat read, and building it in the ORM
+#: cost about as much as the seat read (the row "rush attempts/s ÷ API search throughput",
+#: bench/README.md, "Stock pieces").
+STATE_VERSION = StatementCache(_state_version)
 
 
 def catalogue_revision(*, now: datetime | None = None) -> tuple[Any, ...]:
