@@ -133,7 +133,7 @@ def _install(timeout: float) -> Path:
     log(f"installing pretix {VERSION} into {VENV} with {base} (once on this machine)")
     shutil.rmtree(VENV, ignore_errors=True)
     # uv, as for our own environment (the project's virtualenv has it, through nox[uv]): from a cold
-    # cache pip took over three minutes here, uv about ten seconds.
+    # cache pip took over three minutes here, uv a few seconds.
     uv = find_uv_bin()
     steps = [
         [uv, "venv", "--quiet", "--python", base, str(VENV)],
