@@ -1,23 +1,31 @@
-"""The SQLite test database made once per state of the schema, then copied; and what `post_migrate`
-writes after a flush replayed rather than recomputed.
+"""The test database made once per state of the schema, then copied; and what `post_migrate` writes
+after a flush replayed rather than recomputed.
 
 Creating a test database runs every migration and the `post_migrate` handlers: about seven seconds of
-one core on this machine, in each pytest-xdist worker and again in every run. The database that comes
-out depends only on the migrations, the handlers and the installed packages, so the first worker that
-makes it keeps a copy (`TEMPLATES/<key>.sqlite3`, the key a digest of those files), and every later
-creation with the same key copies that file instead. A change to any of them makes a new key: the
-database is migrated again and the new copy kept. PostgreSQL (DATABASE_URL) is left to Django.
+one core on SQLite and eight on PostgreSQL, in each pytest-xdist worker and again in every run. The
+database that comes out depends only on the migrations, the handlers and the installed packages, so
+the first worker that makes it keeps a copy, named by a digest of those files, and every later
+creation with the same digest copies it instead. A change to any of them makes a new digest: the
+database is migrated again and the new copy kept.
+- SQLite: the copy is a file, `TEMPLATES/<key>.sqlite3`.
+- PostgreSQL (DATABASE_URL): the copy is a database on the same server, `test_template_<key>`, which
+  nothing connects to; a test database is made from it by `CREATE DATABASE … TEMPLATE` (Django's
+  own `TEST["TEMPLATE"]`, as it clones databases for its parallel runner). Copies of older digests are
+  dropped when a new one is kept (one still in use by another run stays, and goes next time).
 
 A transactional test (a live server, `transaction=True`) ends with Django's `flush`, which empties every
 table and then runs the `post_migrate` handlers again on the empty database: content types,
 permissions, the managers' group, the periodic tasks queued. That is 0.2 s a test, almost all of it
 `create_permissions`. The handlers write the same rows every time on an empty database, so the first
 flush of a session runs them and keeps what they wrote, and every later one inserts those rows back
-(and clears the content types' cache, as the handlers do).
+(and clears the content types' cache, as the handlers do): on PostgreSQL with `COPY`, in its text
+form, which gives back every column type as it was. The flush of a test's end keeps the sequences
+(`reset_sequences=False`), so the rows put back never meet an id handed out later.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -27,7 +35,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.commands import flush
-from django.db import connections, transaction
+from django.db import DatabaseError, connections, transaction
+from django.db.backends.postgresql.creation import DatabaseCreation as PostgresCreation
 from django.db.backends.sqlite3.creation import DatabaseCreation
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,31 +89,90 @@ def install() -> None:
         return name
 
     DatabaseCreation.create_test_db = create_test_db  # type: ignore[method-assign]
+    PostgresCreation.create_test_db = _from_postgres_template(PostgresCreation.create_test_db)  # type: ignore[method-assign]
     flush.emit_post_migrate_signal = _replayed(flush.emit_post_migrate_signal)
 
 
+POSTGRES_TEMPLATE_PREFIX = "test_template_"
+
+
+def _from_postgres_template(original):
+    """`create_test_db` for PostgreSQL: `CREATE DATABASE … TEMPLATE test_template_<key>` when that
+    database exists; otherwise Django's migration, then the copy kept (under a name of its own first,
+    renamed once complete, so no run copies half a database; two workers racing keep one)."""
+    template = POSTGRES_TEMPLATE_PREFIX + template_key()
+
+    def create_test_db(self, verbosity=1, autoclobber=False, serialize=None, keepdb=False):
+        if keepdb or serialize:
+            return original(self, verbosity, autoclobber, serialize, keepdb)
+        with self._nodb_cursor() as cursor:
+            kept = self._database_exists(cursor, template)
+        if not kept:
+            created = original(self, verbosity, autoclobber, serialize, keepdb)
+            self.connection.close()
+            _keep_postgres_template(self, source=created, template=template)
+            self.connection.ensure_connection()
+            return created
+        name = self._get_test_db_name()
+        test_settings = self.connection.settings_dict["TEST"]
+        before = test_settings.get("TEMPLATE")
+        test_settings["TEMPLATE"] = template
+        try:
+            self._create_test_db(verbosity, autoclobber=True, keepdb=False)  # an old one of the name goes
+        finally:
+            test_settings["TEMPLATE"] = before
+        self.connection.close()
+        settings.DATABASES[self.connection.alias]["NAME"] = name
+        self.connection.settings_dict["NAME"] = name
+        self.connection.ensure_connection()
+        return name
+
+    return create_test_db
+
+
+def _keep_postgres_template(creation, *, source: str, template: str) -> None:
+    """Copy the freshly migrated `source` as `template`, and drop the templates of other digests."""
+    quote = creation.connection.ops.quote_name
+    partial = f"{template}_{os.getpid()}"
+    with creation._nodb_cursor() as cursor:
+        cursor.execute(f"CREATE DATABASE {quote(partial)} TEMPLATE {quote(source)}")
+        try:
+            cursor.execute(f"ALTER DATABASE {quote(partial)} RENAME TO {quote(template)}")
+        except DatabaseError:  # another worker kept the same copy first
+            cursor.execute(f"DROP DATABASE {quote(partial)}")
+        cursor.execute(
+            "SELECT datname FROM pg_catalog.pg_database WHERE datname ~ %s AND datname <> %s",
+            [f"^{POSTGRES_TEMPLATE_PREFIX}[0-9a-f]{{16}}$", template],  # kept copies, not partial ones
+        )
+        for (older,) in cursor.fetchall():
+            with contextlib.suppress(
+                DatabaseError
+            ):  # in use by a run of an older checkout: it goes next time
+                cursor.execute(f"DROP DATABASE {quote(older)}")
+
+
 Rows = list[tuple[str, list[str], list[tuple]]]  # (table, columns, rows)
+Copied = list[tuple[str, bytes]]  # (table, its rows in COPY's text form)
 
 
 def _replayed(emit):
     """`emit_post_migrate_signal` for `flush`: the handlers once per database, then their rows."""
-    written: dict[str, Rows] = {}
+    written: dict[str, Rows | Copied] = {}
 
     def emit_post_migrate_signal(verbosity, interactive, db, **kwargs):
         connection = connections[db]
-        if connection.vendor != "sqlite" or kwargs:
+        if connection.vendor not in ("sqlite", "postgresql") or kwargs:
             return emit(verbosity, interactive, db, **kwargs)
+        postgres = connection.vendor == "postgresql"
         if db not in written:
             emit(verbosity, interactive, db, **kwargs)
-            written[db] = _rows(connection)
+            written[db] = _copied(connection) if postgres else _rows(connection)
             return None
         with transaction.atomic(using=db), connection.cursor() as cursor:
-            for table, columns, rows in written[db]:
-                names = ", ".join(connection.ops.quote_name(column) for column in columns)
-                marks = ", ".join("%s" for _ in columns)
-                cursor.executemany(
-                    f"INSERT INTO {connection.ops.quote_name(table)} ({names}) VALUES ({marks})", rows
-                )
+            if postgres:
+                _copy_back(connection, cursor, written[db])  # type: ignore[arg-type]
+            else:
+                _insert_back(connection, cursor, written[db])  # type: ignore[arg-type]
         from django.contrib.contenttypes.models import ContentType
 
         ContentType.objects.clear_cache()
@@ -123,3 +191,28 @@ def _rows(connection) -> Rows:
             if rows:
                 found.append((table, [column[0] for column in cursor.description], rows))
     return found
+
+
+def _insert_back(connection, cursor, written: Rows) -> None:
+    for table, columns, rows in written:
+        names = ", ".join(connection.ops.quote_name(column) for column in columns)
+        marks = ", ".join("%s" for _ in columns)
+        cursor.executemany(f"INSERT INTO {connection.ops.quote_name(table)} ({names}) VALUES ({marks})", rows)
+
+
+def _copied(connection) -> Copied:
+    """`_rows` on PostgreSQL: each table's rows as `COPY … TO STDOUT` writes them."""
+    found: Copied = []
+    with connection.cursor() as cursor:
+        for table in sorted(connection.introspection.django_table_names(only_existing=True)):
+            with cursor.cursor.copy(f"COPY {connection.ops.quote_name(table)} TO STDOUT") as copy:
+                data = b"".join(bytes(chunk) for chunk in copy)
+            if data:
+                found.append((table, data))
+    return found
+
+
+def _copy_back(connection, cursor, written: Copied) -> None:
+    for table, data in written:
+        with cursor.cursor.copy(f"COPY {connection.ops.quote_name(table)} FROM STDIN") as copy:
+            copy.write(data)
