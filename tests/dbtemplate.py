@@ -37,6 +37,7 @@ from django.conf import settings
 from django.core.management.commands import flush
 from django.db import DatabaseError, connections, transaction
 from django.db.backends.postgresql.creation import DatabaseCreation as PostgresCreation
+from django.db.backends.postgresql.operations import DatabaseOperations as PostgresOperations
 from django.db.backends.sqlite3.creation import DatabaseCreation
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,6 +91,7 @@ def install() -> None:
 
     DatabaseCreation.create_test_db = create_test_db  # type: ignore[method-assign]
     PostgresCreation.create_test_db = _from_postgres_template(PostgresCreation.create_test_db)  # type: ignore[method-assign]
+    PostgresOperations.sql_flush = _deleting(PostgresOperations.sql_flush)  # type: ignore[method-assign]
     flush.emit_post_migrate_signal = _replayed(flush.emit_post_migrate_signal)
 
 
@@ -149,6 +151,25 @@ def _keep_postgres_template(creation, *, source: str, template: str) -> None:
                 DatabaseError
             ):  # in use by a run of an older checkout: it goes next time
                 cursor.execute(f"DROP DATABASE {quote(older)}")
+
+
+def _deleting(sql_flush):
+    """PostgreSQL's `sql_flush` for a test's flush, which keeps the sequences: a `DELETE` per table
+    rather than one `TRUNCATE` of all of them, which gives every table and index a new file: 0.35 s
+    of the server's for the 43 tables, a few milliseconds for the few rows a test leaves. Every foreign
+    key is deferred to the commit (Django makes them so), when all the tables are empty."""
+
+    def flush_statements(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+        if reset_sequences:
+            return sql_flush(
+                self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
+            )
+        return [
+            f"{style.SQL_KEYWORD('DELETE FROM')} {style.SQL_FIELD(self.quote_name(table))};"
+            for table in tables
+        ]
+
+    return flush_statements
 
 
 Rows = list[tuple[str, list[str], list[tuple]]]  # (table, columns, rows)
