@@ -20,7 +20,8 @@ permissions, the managers' group, the periodic tasks queued. That is 0.2 s a tes
 flush of a session runs them and keeps what they wrote, and every later one inserts those rows back
 (and clears the content types' cache, as the handlers do): on PostgreSQL with `COPY`, in its text
 form, which gives back every column type as it was. The flush of a test's end keeps the sequences
-(`reset_sequences=False`), so the rows put back never meet an id handed out later.
+(`reset_sequences=False`), so the rows put back never meet an id handed out later. On PostgreSQL the
+flush itself deletes each table's rows rather than truncating them (`_deleting`).
 """
 
 from __future__ import annotations
@@ -147,9 +148,8 @@ def _keep_postgres_template(creation, *, source: str, template: str) -> None:
             [f"^{POSTGRES_TEMPLATE_PREFIX}[0-9a-f]{{16}}$", template],  # kept copies, not partial ones
         )
         for (older,) in cursor.fetchall():
-            with contextlib.suppress(
-                DatabaseError
-            ):  # in use by a run of an older checkout: it goes next time
+            # One in use by a run of an older checkout stays: it goes next time.
+            with contextlib.suppress(DatabaseError):
                 cursor.execute(f"DROP DATABASE {quote(older)}")
 
 
