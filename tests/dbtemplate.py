@@ -32,7 +32,9 @@ import os
 import shutil
 import sqlite3
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.management.commands import flush
@@ -67,9 +69,28 @@ def _copy(source: str | Path, target: Path) -> None:
 
 
 def install() -> None:
-    """Make SQLite's test database creation copy the kept template when there is one, and keep one
-    when there is not (for the session: pytest's own process, or each xdist worker)."""
-    original = DatabaseCreation.create_test_db
+    """Make each backend's test database creation copy the kept template when there is one, and keep
+    one when there is not (for the session: pytest's own process, or each xdist worker); and replay
+    what a flush's `post_migrate` handlers write."""
+    DatabaseCreation.create_test_db = _from_sqlite_template(DatabaseCreation.create_test_db)  # type: ignore[method-assign]
+    PostgresCreation.create_test_db = _from_postgres_template(PostgresCreation.create_test_db)  # type: ignore[method-assign]
+    PostgresOperations.sql_flush = _deleting(PostgresOperations.sql_flush)  # type: ignore[method-assign]
+    flush.emit_post_migrate_signal = _replayed(flush.emit_post_migrate_signal)
+
+
+def _switch_to(creation, name: str) -> str:
+    """What Django's `create_test_db` does once the test database `name` exists: point the connection
+    (and the settings) at it."""
+    creation.connection.close()
+    settings.DATABASES[creation.connection.alias]["NAME"] = name
+    creation.connection.settings_dict["NAME"] = name
+    creation.connection.ensure_connection()
+    return name
+
+
+def _from_sqlite_template(original):
+    """`create_test_db` for SQLite: a copy of `TEMPLATES/<key>.sqlite3` when that file exists;
+    otherwise Django's migration, then the copy kept."""
     template = TEMPLATES / f"{template_key()}.sqlite3"
 
     def create_test_db(self, verbosity=1, autoclobber=False, serialize=None, keepdb=False):
@@ -84,16 +105,9 @@ def install() -> None:
             return created
         self._create_test_db(verbosity, autoclobber=True, keepdb=False)  # an old file of the name goes
         shutil.copyfile(template, name)
-        self.connection.close()
-        settings.DATABASES[self.connection.alias]["NAME"] = name
-        self.connection.settings_dict["NAME"] = name
-        self.connection.ensure_connection()
-        return name
+        return _switch_to(self, name)
 
-    DatabaseCreation.create_test_db = create_test_db  # type: ignore[method-assign]
-    PostgresCreation.create_test_db = _from_postgres_template(PostgresCreation.create_test_db)  # type: ignore[method-assign]
-    PostgresOperations.sql_flush = _deleting(PostgresOperations.sql_flush)  # type: ignore[method-assign]
-    flush.emit_post_migrate_signal = _replayed(flush.emit_post_migrate_signal)
+    return create_test_db
 
 
 POSTGRES_TEMPLATE_PREFIX = "test_template_"
@@ -124,11 +138,7 @@ def _from_postgres_template(original):
             self._create_test_db(verbosity, autoclobber=True, keepdb=False)  # an old one of the name goes
         finally:
             test_settings["TEMPLATE"] = before
-        self.connection.close()
-        settings.DATABASES[self.connection.alias]["NAME"] = name
-        self.connection.settings_dict["NAME"] = name
-        self.connection.ensure_connection()
-        return name
+        return _switch_to(self, name)
 
     return create_test_db
 
@@ -172,28 +182,23 @@ def _deleting(sql_flush):
     return flush_statements
 
 
-Rows = list[tuple[str, list[str], list[tuple]]]  # (table, columns, rows)
-Copied = list[tuple[str, bytes]]  # (table, its rows in COPY's text form)
+Replay = Callable[[Any, Any], None]  # (connection, cursor): the rows put back
 
 
 def _replayed(emit):
     """`emit_post_migrate_signal` for `flush`: the handlers once per database, then their rows."""
-    written: dict[str, Rows | Copied] = {}
+    written: dict[str, Replay] = {}
 
     def emit_post_migrate_signal(verbosity, interactive, db, **kwargs):
         connection = connections[db]
         if connection.vendor not in ("sqlite", "postgresql") or kwargs:
             return emit(verbosity, interactive, db, **kwargs)
-        postgres = connection.vendor == "postgresql"
         if db not in written:
             emit(verbosity, interactive, db, **kwargs)
-            written[db] = _copied(connection) if postgres else _rows(connection)
+            written[db] = _copied(connection) if connection.vendor == "postgresql" else _rows(connection)
             return None
         with transaction.atomic(using=db), connection.cursor() as cursor:
-            if postgres:
-                _copy_back(connection, cursor, written[db])  # type: ignore[arg-type]
-            else:
-                _insert_back(connection, cursor, written[db])  # type: ignore[arg-type]
+            written[db](connection, cursor)
         from django.contrib.contenttypes.models import ContentType
 
         ContentType.objects.clear_cache()
@@ -202,38 +207,41 @@ def _replayed(emit):
     return emit_post_migrate_signal
 
 
-def _rows(connection) -> Rows:
-    """Every row of the tables `flush` empties (right after it and the handlers: what they wrote)."""
-    found: Rows = []
+def _rows(connection) -> Replay:
+    """Every row of the tables `flush` empties (right after it and the handlers: what they wrote),
+    and how to insert them back."""
+    found: list[tuple[str, list[str], list[tuple]]] = []  # (table, columns, rows)
     with connection.cursor() as cursor:
         for table in sorted(connection.introspection.django_table_names(only_existing=True)):
             cursor.execute(f"SELECT * FROM {connection.ops.quote_name(table)}")
             rows = cursor.fetchall()
             if rows:
                 found.append((table, [column[0] for column in cursor.description], rows))
-    return found
+
+    def insert_back(connection, cursor) -> None:
+        for table, columns, rows in found:
+            names = ", ".join(connection.ops.quote_name(column) for column in columns)
+            marks = ", ".join("%s" for _ in columns)
+            sql = f"INSERT INTO {connection.ops.quote_name(table)} ({names}) VALUES ({marks})"
+            cursor.executemany(sql, rows)
+
+    return insert_back
 
 
-def _insert_back(connection, cursor, written: Rows) -> None:
-    for table, columns, rows in written:
-        names = ", ".join(connection.ops.quote_name(column) for column in columns)
-        marks = ", ".join("%s" for _ in columns)
-        cursor.executemany(f"INSERT INTO {connection.ops.quote_name(table)} ({names}) VALUES ({marks})", rows)
-
-
-def _copied(connection) -> Copied:
-    """`_rows` on PostgreSQL: each table's rows as `COPY … TO STDOUT` writes them."""
-    found: Copied = []
+def _copied(connection) -> Replay:
+    """`_rows` on PostgreSQL: each table's rows as `COPY … TO STDOUT` writes them, put back by
+    `COPY … FROM STDIN`."""
+    found: list[tuple[str, bytes]] = []  # (table, its rows in COPY's text form)
     with connection.cursor() as cursor:
         for table in sorted(connection.introspection.django_table_names(only_existing=True)):
             with cursor.cursor.copy(f"COPY {connection.ops.quote_name(table)} TO STDOUT") as copy:
                 data = b"".join(bytes(chunk) for chunk in copy)
             if data:
                 found.append((table, data))
-    return found
 
+    def copy_back(connection, cursor) -> None:
+        for table, data in found:
+            with cursor.cursor.copy(f"COPY {connection.ops.quote_name(table)} FROM STDIN") as copy:
+                copy.write(data)
 
-def _copy_back(connection, cursor, written: Copied) -> None:
-    for table, data in written:
-        with cursor.cursor.copy(f"COPY {connection.ops.quote_name(table)} FROM STDIN") as copy:
-            copy.write(data)
+    return copy_back
