@@ -300,9 +300,10 @@ def _restore_sqlite(connection: BaseDatabaseWrapper, path: Path) -> None:
 
 def _migration_state(connection: BaseDatabaseWrapper) -> tuple[int, int]:
     """How many of this code's migrations the restored database lacks, and how many it has applied
-    that this code does not know (a backup made by newer code)."""
+    that this code does not know (a backup made by newer code). Known means on disk: the migrations a
+    squashed one replaces are left out of the graph but are still this code's."""
     executor = MigrationExecutor(connection)
     graph = executor.loader.graph
     unapplied = len(executor.migration_plan(graph.leaf_nodes()))
-    unknown = len(set(executor.loader.applied_migrations or {}) - set(graph.nodes))
+    unknown = len(set(executor.loader.applied_migrations or {}) - set(executor.loader.disk_migrations))
     return unapplied, unknown
