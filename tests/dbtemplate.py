@@ -1,8 +1,8 @@
 """The test database made once per state of the schema, then copied; and what `post_migrate` writes
 after a flush replayed rather than recomputed.
 
-Creating a test database runs every migration and the `post_migrate` handlers: about seven seconds of
-one core on SQLite and eight on PostgreSQL, in each pytest-xdist worker and again in every run. The
+Creating a test database runs every migration and the `post_migrate` handlers: about five seconds of
+one core on either database, in each pytest-xdist worker and again in every run. The
 database that comes out depends only on the migrations, the handlers and the installed packages, so
 the first worker that makes it keeps a copy, named by a digest of those files, and every later
 creation with the same digest copies it instead. A change to any of them makes a new digest: the
