@@ -41,10 +41,14 @@ help:
 	@echo "make backup   a backup of the database DATABASE_URL names into BACKUP_DIR (backups/); prints its path last"
 	@echo "make restore FILE=backups/…  that backup into the empty database DATABASE_URL names (refused if it has tables)"
 
+# By the Python's own pip into .tools (no virtualenv to make: 2.5 s, against 4.4 s for one); a Python
+# without pip (Debian's python3 without python3-pip) makes the virtualenv, whose ensurepip brings one.
 .tools/bin/uv:
 	@boot=$$(command -v python3 || command -v python); \
 	echo "Installing uv into .tools with $$boot"; \
-	"$$boot" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target .tools uv
+	if "$$boot" -m pip --version >/dev/null 2>&1; then \
+	  "$$boot" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target .tools uv; \
+	else "$$boot" -m venv .tools && .tools/bin/pip install --quiet uv; fi
 
 # No --compile-bytecode: the targets write bytecode as modules are imported (the export above), so the
 # first process compiles what it imports (`make test-fast` imports 2,600 of the 8,300 modules) and every
