@@ -391,20 +391,31 @@ def search_events(
 
 
 def get_event_details(*, visitor: Visitor, event_id: str) -> EventDetails:
-    """A public event (published or cancelled) with the visitor's saved and registration state."""
-    event = (
-        with_saved(Event.objects.public().with_seats(), visitor=visitor).filter(public_id=event_id).first()
-    )
-    if event is None:
+    """A public event (published or cancelled) with the visitor's saved and registration state.
+
+    One compiled statement (`EVENT_DETAILS`) reads the event, its seats, whether the visitor saved it
+    and, for a person, whether they hold a registration or a place on its waiting list; only what
+    they hold is then read (a person who has neither, as before registering: one statement, not three)."""
+    owner = saved_owner(visitor)
+    user_id = visitor.user.pk if visitor.user is not None else None
+    values: dict[str, Any] = {"event_id": event_id}
+    if owner is not None:
+        [(owner_column, values["owner"])] = owner.items()
+    if user_id is not None:
+        values["user_id"] = user_id
+    rows = EVENT_DETAILS.rows((owner_column if owner else None, user_id is not None), values)
+    if not rows:
         raise EventNotFound()
+    event = _event_of(rows[0])
     registration = place = None
-    if visitor.user is not None:
+    if getattr(event, "visitor_registration", False):
         registration = (
-            Registration.objects.filter(user=visitor.user, event=event).order_by("-updated_at", "-id").first()
+            Registration.objects.filter(user_id=user_id, event=event).order_by("-updated_at", "-id").first()
         )
-        entry = WaitlistEntry.objects.filter(
-            user=visitor.user, event=event, status__in=ACTIVE_WAITLIST
-        ).first()
+        if registration is not None:
+            registration.event = event  # the page's answers and payment read it: not read again
+    if getattr(event, "visitor_waiting", False):
+        entry = WaitlistEntry.objects.filter(user_id=user_id, event=event, status__in=ACTIVE_WAITLIST).first()
         if entry is not None:
             entry.event = event
             place = waitlist_place(entry)
@@ -414,6 +425,31 @@ def get_event_details(*, visitor: Visitor, event_id: str) -> EventDetails:
         registration=registration,
         waitlist=place,
     )
+
+
+def _event_details(shape: Any, values: Mapping[str, Any]) -> QuerySet:
+    """`get_event_details`'s event: every column, its seats, and for the shape's owner of saves
+    `visitor_saved`, for a person `visitor_registration` (any registration of theirs, cancelled ones
+    too: the page says so) and `visitor_waiting` (an active place on its waiting list).
+    `shape` is (owner column or None, a person or not)."""
+    owner_column, person = shape
+    events = Event.objects.public().with_seats().filter(public_id=values["event_id"])
+    if owner_column is not None:
+        events = events.annotate(visitor_saved=_saved_by({owner_column: values["owner"]}))
+    if person:
+        mine = {"event": OuterRef("pk"), "user_id": values["user_id"]}
+        events = events.annotate(
+            visitor_registration=Exists(Registration.objects.filter(**mine)),
+            visitor_waiting=Exists(WaitlistEntry.objects.filter(**mine, status__in=ACTIVE_WAITLIST)),
+        )
+    return events.values_list(*EVENT_COLUMNS, *events.query.annotation_select, named=True)
+
+
+#: Compiled once per shape (core/statements.py): an event's page reads it twice in a registration by a
+#: browser without JavaScript (the page, and the page the form leads to), and its ORM build and compile
+#: (nine subqueries) cost more than running it, which the row "registration by a browser without
+#: JavaScript ÷ pretix's shop checkout" (≥ 20) does not allow (bench/README.md, "Stock pieces").
+EVENT_DETAILS = StatementCache(_event_details)
 
 
 def person_with_settings(user: Any) -> Any:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from events import actions
 from events.choices import RegistrationStatus
 from events.errors import EventNotFound
 from events.models import Activity
 from events.selectors import get_event_details
-from tests.factories import EventFactory, RegistrationFactory, SavedEventFactory
+from tests.factories import EventFactory, RegistrationFactory, SavedEventFactory, WaitlistEntryFactory
 
 from .conftest import MODES, activity
 
@@ -103,6 +105,25 @@ def test_an_anonymous_visitor_has_no_registration(anonymous):
     RegistrationFactory(event=event)
     result = details(anonymous, event.public_id)
     assert result.registration is None and result.is_registered is False
+
+
+def test_what_the_person_holds_is_read_only_when_they_hold_it(person, stranger):
+    """One statement for the event, its seats and whether the person saved it, holds a registration or
+    waits; a second only for what they hold (the page a browser shows before and after registering)."""
+    event = EventFactory(capacity=1)
+    with CaptureQueriesContext(connection) as holding_nothing:
+        found = get_event_details(visitor=person, event_id=event.public_id)
+    assert (found.registration, found.waitlist, found.is_saved) == (None, None, False)
+    registration = RegistrationFactory(user=person.user, event=event)
+    WaitlistEntryFactory(user=stranger.user, event=event)
+    with CaptureQueriesContext(connection) as registered:
+        found = get_event_details(visitor=person, event_id=event.public_id)
+    assert (found.registration, found.waitlist, found.event.seats_left) == (registration, None, 0)
+    assert found.registration.event is found.event  # what the page reads of it is not read again
+    with CaptureQueriesContext(connection) as waiting:
+        place = get_event_details(visitor=stranger, event_id=event.public_id).waitlist
+    assert place is not None and (place.entry.user, place.position) == (stranger.user, 1)
+    assert (len(holding_nothing), len(registered), len(waiting)) == (1, 2, 3)  # the place: its position
 
 
 # ── Activity ──────────────────────────────────────────────────────────────────────────────────
