@@ -363,9 +363,10 @@ CACHES[PAGE_CACHE] = {
 # How long a shared cache (a CDN, a proxy) may keep what is the same for every anonymous visitor: the
 # API's reads of the catalogue (core/conditional.py). 0 keeps them out of shared caches.
 PUBLIC_MAX_AGE = int(os.environ.get("PUBLIC_MAX_AGE", "30"))
-# How long each process answers the list page of visitors without an account from the catalogue's
-# revision as it last read it (events.selectors.kept_catalogue_revision): their 304s then read nothing
-# from the database; a change reaches them that much later. Kept well under PUBLIC_MAX_AGE; 0 is off.
+# How long each process answers the list page and an event's page of visitors without an account from
+# the revision as it last read it (events.selectors.kept_catalogue_revision, kept_event_revision): their
+# 304s then read nothing from the database; a change reaches them that much later. Kept well under
+# PUBLIC_MAX_AGE; 0 is off.
 CATALOGUE_REVISION_SECONDS = float(os.environ.get("CATALOGUE_REVISION_SECONDS", "1"))
 
 # Writes per client (user or IP) per minute, counted in the cache above.

@@ -119,9 +119,13 @@ def _page_window(form: EventSearchForm) -> dict[str, Any]:
 
 @require_GET
 def event_detail(request: HtmxHttpRequest, event_id: str) -> HttpResponse:
-    """The event's page, answered 304 while neither the event nor the visitor's state has changed."""
+    """The event's page, answered 304 while neither the event nor the visitor's state has changed (for
+    a visitor without an account, the event as read at most `CATALOGUE_REVISION_SECONDS` ago)."""
     visitor = request.visitor
-    event = selectors.event_revision(event_id=event_id)
+    if visitor.is_authenticated:
+        event = selectors.event_revision(event_id=event_id)
+    else:
+        event = selectors.kept_event_revision(event_id=event_id)
     region = wants_fragment(request)
     if event is None:  # no such event: the action's row and the 404
         return render_detail(request, event_id, region=region)
