@@ -574,14 +574,6 @@ def _saved_by(owner: dict[str, object]) -> Exists:
     return Exists(SavedEvent.objects.filter(event=OuterRef("pk"), **owner))
 
 
-def with_saved(events, *, visitor: Visitor):
-    """Annotate `visitor_saved` (whether the visitor saved each event) in the same query."""
-    owner = saved_owner(visitor)
-    if owner is None:
-        return events
-    return events.annotate(visitor_saved=_saved_by(owner))
-
-
 def list_saved(*, visitor: Visitor) -> list[Event]:
     """The visitor's saved events that are still visible, newest save first, with seats annotated."""
     owner = saved_owner(visitor)
