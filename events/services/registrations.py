@@ -83,6 +83,7 @@ def register_event(
     answers: Mapping[str, Any] | None = None,
     ticket_type: str | None = None,
     payment_method: str | None = None,
+    read_first: tuple[Event, SeatState] | None = None,
 ) -> RegistrationResult:
     """Register the signed-in visitor with their `answers` to the event's questions, for the ticket
     type `ticket_type` (needed when the event sells several; `events.tickets.choose`), or return the
@@ -109,21 +110,19 @@ def register_event(
     queue has done what was due (`_register_locked`): a seat held for the visitor by a waiting-list
     offer (free only for its holder, who claims it: the entry leaves the list in the same
     transaction), an offer whose time is up, people waiting, a seat counter that disagrees with the
-    rows, and a race lost to someone else or to the visitor's own other call.
+    rows, and a race lost to someone else or to the visitor's own other call. Through `perform` that
+    first read is made before the write's transaction opens (`register_event_read_first`, the row's
+    `read_first`), so a refusal it decides opens none.
 
     A cancelled registration is re-activated rather than duplicated. A new or re-activated
     registration is confirmed by e-mail with the event's `.ics` (through the outbox).
     """
-    if visitor.user is None:
-        raise AuthRequired()
     choice = _Choice(answers, ticket_type, payment_method)
-    now = timezone.now()
-    event, seats = unlocked_seat_state(event_id, visitor, now=now)
+    event, seats = read_first or register_event_read_first(visitor=visitor, event_id=event_id)
     if seats.registration_active:
         return _already_registered(visitor, event, seats)
+    now = timezone.now()
     answer = policies.may_register(seats.facts, _visitor_facts(visitor, seats), now=now)
-    if not answer.allowed and not seats.offer_due:  # an offer due might free a seat first: decide locked
-        answer.enforce()
     stored, spec = answers_and_ticket_type(event, answers=answers, ticket_type=ticket_type, now=now)
     start = payment_start(event, spec, payment_method, now=now, approval=event.requires_approval)
     if answer.allowed and seats.counter_right and not seats.anyone_waiting and spec.cap is None:
@@ -131,6 +130,20 @@ def register_event(
         if result is not None:
             return result
     return _register_locked(visitor, event_id, choice)
+
+
+def register_event_read_first(*, visitor: Visitor, event_id: str, **_: Any) -> tuple[Event, SeatState]:
+    """`register_event`'s first read: the event and the visitor's seat state without the row lock
+    (`ledger.unlocked_seat_state`, one statement), and the refusal that read decides (a full event,
+    registration closed), unless an offer whose time is up might free a seat first (then decided
+    locked). A visitor already registered is not refused here: their registration is the answer."""
+    if visitor.user is None:
+        raise AuthRequired()
+    now = timezone.now()
+    event, seats = unlocked_seat_state(event_id, visitor, now=now)
+    if not seats.registration_active and not seats.offer_due:
+        policies.may_register(seats.facts, _visitor_facts(visitor, seats), now=now).enforce()
+    return event, seats
 
 
 def answers_and_ticket_type(

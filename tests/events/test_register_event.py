@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from django.core import mail
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
@@ -75,6 +76,24 @@ def test_a_full_event_refuses_and_writes_nothing(person):
     assert (raised.value.code, raised.value.reason) == ("CONFLICT", "EVENT_FULL")
     assert Registration.objects.filter(event=event).count() == 2
     assert version(person) == 0
+
+
+def test_a_full_event_is_refused_on_its_first_read_before_any_transaction_opens(person):
+    """The rush's refusal (`register_event_read_first`, the row's `read_first`): the seat read alone, no
+    transaction (here, inside the test's own, no savepoint either), then the refusal's Activity row; a
+    seat taken opens one."""
+    event = EventFactory(capacity=1)
+    RegistrationFactory(event=event)
+    with CaptureQueriesContext(connection) as refused, pytest.raises(EventFull):
+        register(person, event.public_id)
+    sql = [query["sql"] for query in refused.captured_queries]
+    recorded = next(index for index, text in enumerate(sql) if "events_activity" in text)
+    assert [text.split()[0].upper() for text in sql[: recorded - 1]] == ["SELECT"]  # then the row's savepoint
+    event.capacity = 2
+    event.save()
+    with CaptureQueriesContext(connection) as taken:
+        register(person, event.public_id)
+    assert "SAVEPOINT" in [query["sql"].split()[0].upper() for query in taken.captured_queries]
 
 
 def test_cancelled_registrations_hold_no_seat(person):
